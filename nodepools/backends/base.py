@@ -1,0 +1,43 @@
+"""The seam between the thin components and the per-cloud backends.
+
+A *cluster target* (``nodepools.backends.aws.EksCluster``,
+``nodepools.backends.gcp.GkeCluster``) knows one existing or new cluster and
+turns a validated, cloud-neutral ``PoolSpec`` into that cloud's provider
+resources. Components call only this protocol, so no ``if cloud ==`` exists
+outside the backends.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import pulumi
+
+from nodepools.spec.pool import PoolSpec
+from nodepools.vocabulary import Cloud
+
+
+@dataclass
+class RegisteredPool:
+    """What a backend registered for one pool."""
+
+    # The provider node pool resource (aws.eks.NodeGroup / gcp.container.NodePool).
+    resource: pulumi.CustomResource
+    # Every other resource registered for the pool (launch template, ASG tags, IAM, ...).
+    extras: list[pulumi.Resource] = field(default_factory=list)
+    # Node labels as the cloud will set them (contract labels plus cloud-specific ones).
+    node_labels: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ClusterTarget(Protocol):
+    cloud: Cloud
+
+    @property
+    def cluster_name(self) -> pulumi.Input[str]: ...
+
+    def check_pool(self, spec: PoolSpec) -> None:
+        """Raise a pydantic ValidationError for cloud-specific problems, before anything registers."""
+
+    def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
+        """Register the pool's provider resources as children of ``parent``."""

@@ -1,0 +1,194 @@
+"""Run a Pulumi program under Pulumi's own mock engine and record every registration.
+
+This is the offline stand-in for ``pulumi preview`` / ``pulumi up``: the SDK
+serialises each resource exactly as it would for the real engine (camelCase
+keys, numbers as floats, unknowns during preview), and we keep the full
+``RegisterResourceRequest`` — inputs, parent, dependencies, ignore_changes,
+provider — so tests can assert what the engine would receive, and the policy
+pack can be fed the same resources the engine would send it.
+
+Each run happens on a fresh thread: the SDK keeps its settings in ContextVars,
+and a new thread starts with none, so runs never leak state into each other.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import pulumi
+from google.protobuf import json_format, struct_pb2
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.settings import set_root_resource
+from pulumi.runtime.stack import run_in_stack
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
+
+from nodepools.offline.fakes import fake_outputs
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass
+class Registration:
+    """One resource as the engine would receive it."""
+
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str
+    inputs: dict[str, Any]
+    wire: struct_pb2.Struct
+    dependencies: list[str]
+    property_dependencies: dict[str, list[str]]
+    ignore_changes: list[str]
+    provider: str
+    protect: bool
+    delete_before_replace: bool
+    aliases: list[str]
+    replace_on_changes: list[str]
+
+
+@dataclass
+class Invoke:
+    token: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Run:
+    """The outcome of one offline run."""
+
+    stack_urn: str = ""
+    resources: list[Registration] = field(default_factory=list)
+    invokes: list[Invoke] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    logs: list[tuple[str, str]] = field(default_factory=list)
+
+    def of_type(self, type_token: str) -> list[Registration]:
+        return [r for r in self.resources if r.type == type_token]
+
+    def named(self, name: str) -> Registration:
+        matches = [r for r in self.resources if r.name == name]
+        if len(matches) != 1:
+            raise KeyError(f"{len(matches)} resources named {name!r}")
+        return matches[0]
+
+    def by_urn(self) -> dict[str, Registration]:
+        return {r.urn: r for r in self.resources}
+
+    def children_of(self, urn: str) -> list[Registration]:
+        return [r for r in self.resources if r.parent == urn]
+
+
+class _OfflineMocks(pulumi_mocks.Mocks):
+    """Preview returns inputs only (every computed output unknown, as in a real
+    preview); an update adds plausible fake outputs (``nodepools.offline.fakes``)."""
+
+    def __init__(self, run: Run, preview: bool) -> None:
+        self._run = run
+        self._preview = preview
+
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
+        state = dict(args.inputs)
+        if not self._preview:
+            state.update(fake_outputs(args.typ, args.name, args.inputs))
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi_mocks.MockCallArgs):
+        self._run.invokes.append(Invoke(args.token, dict(args.args)))
+        return {}
+
+
+class _RecordingMonitor(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: _OfflineMocks, run: Run) -> None:
+        super().__init__(mocks)
+        self._run = run
+        self._lock = threading.Lock()
+
+    def RegisterResource(self, request):  # noqa: N802 - gRPC method name
+        response = super().RegisterResource(request)
+        if request.type == STACK_TYPE:
+            self._run.stack_urn = response.urn
+            return response
+        _ensure_event_loop()
+        wire = struct_pb2.Struct()
+        wire.CopyFrom(request.object)
+        registration = Registration(
+            urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
+            parent=request.parent, inputs=rpc.deserialize_properties(request.object, keep_unknowns=True),
+            wire=wire, dependencies=list(request.dependencies),
+            property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
+            ignore_changes=list(request.ignoreChanges), provider=request.provider, protect=bool(request.protect),
+            delete_before_replace=bool(request.deleteBeforeReplace), aliases=[a for a in request.aliasURNs],
+            replace_on_changes=list(request.replaceOnChanges),
+        )
+        with self._lock:
+            self._run.resources.append(registration)
+        return response
+
+    def RegisterResourceOutputs(self, request):  # noqa: N802 - gRPC method name
+        if request.urn == self._run.stack_urn:
+            self._run.outputs = json_format.MessageToDict(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+
+def run_program(
+    program: Callable[[], Any],
+    *,
+    project: str = "nodepools",
+    stack: str = "dev",
+    config: Mapping[str, Any] | None = None,
+    preview: bool = True,
+) -> Run:
+    """Run ``program`` as the engine would and return what it registered.
+
+    ``config`` maps ``namespace:key`` (or bare ``key``, namespaced to ``project``)
+    to a value; structured values are passed as JSON, as the CLI does. An
+    exception raised by the program is re-raised here; ``Run`` is then lost, so
+    use :func:`run_program_capture` to assert that nothing was registered.
+    """
+    run, error = run_program_capture(program, project=project, stack=stack, config=config, preview=preview)
+    if error is not None:
+        raise error
+    return run
+
+
+def run_program_capture(
+    program: Callable[[], Any],
+    *,
+    project: str = "nodepools",
+    stack: str = "dev",
+    config: Mapping[str, Any] | None = None,
+    preview: bool = True,
+) -> tuple[Run, BaseException | None]:
+    """Like :func:`run_program` but returns ``(run, error)`` instead of raising."""
+    import json
+
+    run = Run()
+    outcome: dict[str, BaseException] = {}
+    flat = {}
+    for key, value in (config or {}).items():
+        full = key if ":" in key else f"{project}:{key}"
+        flat[full] = value if isinstance(value, str) else json.dumps(value)
+
+    def target() -> None:
+        try:
+            _ensure_event_loop()
+            set_all_config(flat, [])
+            mocks = _OfflineMocks(run, preview)
+            pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview,
+                                     monitor=_RecordingMonitor(mocks, run))
+            # set_mocks registers a finished root Stack of its own; replace it with the
+            # one run_in_stack creates, so stack exports are registered as in a real run.
+            set_root_resource(None)
+            _sync_await(run_in_stack(program))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"nodepools-offline-{stack}")
+    thread.start()
+    thread.join()
+    return run, outcome.get("error")

@@ -1,0 +1,50 @@
+"""Plausible computed outputs for an offline ``up`` (never used in preview).
+
+Only outputs that our programs read are faked; everything else stays absent,
+which the SDK reports as unknown, as the real engine does for a preview.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+_ACCOUNT = "123456789012"
+_REGION = "us-west-2"
+
+
+def fake_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    fake = _FAKES.get(type_token)
+    return fake(name, inputs) if fake else {}
+
+
+def _arn(service: str, path: str) -> str:
+    return f"arn:aws:{service}:{_REGION}:{_ACCOUNT}:{path}"
+
+
+_FAKES = {
+    "aws:eks/nodeGroup:NodeGroup": lambda name, inputs: {
+        "arn": _arn("eks", f"nodegroup/{inputs.get('clusterName', 'cluster')}/{name}/fake"),
+        "resources": [{"autoscalingGroups": [{"name": f"eks-{name}-fake-asg"}]}],
+        "status": "ACTIVE",
+    },
+    "aws:eks/cluster:Cluster": lambda name, inputs: {
+        "arn": _arn("eks", f"cluster/{inputs.get('name', name)}"),
+        "endpoint": f"https://{name}.gr7.{_REGION}.eks.amazonaws.com",
+        "certificateAuthority": {"data": "LS0tLS1CRUdJTi1GQUtFLUNBLS0tLS0="},
+        "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{_REGION}.amazonaws.com/id/FAKE"}]}],
+        "version": inputs.get("version", "1.33"),
+    },
+    "aws:iam/role:Role": lambda name, inputs: {"arn": f"arn:aws:iam::{_ACCOUNT}:role/{name}"},
+    "aws:iam/policy:Policy": lambda name, inputs: {"arn": f"arn:aws:iam::{_ACCOUNT}:policy/{name}"},
+    "aws:iam/openIdConnectProvider:OpenIdConnectProvider": lambda name, inputs: {
+        "arn": f"arn:aws:iam::{_ACCOUNT}:oidc-provider/oidc.eks.{_REGION}.amazonaws.com/id/FAKE"},
+    "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1.0},
+    "aws:ec2/placementGroup:PlacementGroup": lambda name, inputs: {"name": inputs.get("name", name)},
+    "gcp:serviceaccount/account:Account": lambda name, inputs: {
+        "email": f"{inputs.get('accountId', name)}@fake-project.iam.gserviceaccount.com"},
+    "gcp:container/cluster:Cluster": lambda name, inputs: {
+        "endpoint": "10.0.0.2",
+        "masterAuth": {"clusterCaCertificate": "LS0tLS1CRUdJTi1GQUtFLUNBLS0tLS0="},
+    },
+    "gcp:compute/resourcePolicy:ResourcePolicy": lambda name, inputs: {
+        "selfLink": f"https://www.googleapis.com/compute/v1/projects/fake/regions/r/resourcePolicies/{name}"},
+}

@@ -1,0 +1,60 @@
+"""One error shape for every bad input: pydantic's ValidationError.
+
+Cross-field checks collect *all* their problems and raise them together as a
+ValidationError, so a user sees every bad field of a spec in one run and nested
+models get their location prefixed by pydantic itself (``pools.2.min_nodes``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+ERROR_TYPE = "nodepools_spec"
+
+
+class Problems:
+    """Collects cross-field problems; ``raise_if_any`` raises them as one error."""
+
+    def __init__(self) -> None:
+        self._details: list[InitErrorDetails] = []
+
+    def add(self, loc: tuple[str | int, ...] | str, message: str, value: Any = None) -> None:
+        loc_tuple = (loc,) if isinstance(loc, str) else tuple(loc)
+        # PydanticCustomError formats {name} placeholders: escape user text.
+        safe = message.replace("{", "{{").replace("}", "}}")
+        self._details.append(
+            InitErrorDetails(type=PydanticCustomError(ERROR_TYPE, safe), loc=loc_tuple, input=value)
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self._details)
+
+    def raise_if_any(self, title: str) -> None:
+        if self._details:
+            raise ValidationError.from_exception_data(title, self._details)
+
+
+def dotted(loc: tuple[str | int, ...], root: str = "") -> str:
+    """``('pools', 2, 'min_nodes')`` -> ``pools[2].min_nodes`` (prefixed by ``root``)."""
+    out = root
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not str(part).isidentifier():
+            out += f"[{str(part)!r}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(root)"
+
+
+def describe(err: ValidationError, root: str = "") -> list[str]:
+    """Human lines ``path: message`` for every problem in ``err``."""
+    lines = []
+    for item in err.errors(include_url=False):
+        msg = item["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        lines.append(f"{dotted(tuple(item['loc']), root)}: {msg}")
+    return lines

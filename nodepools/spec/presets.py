@@ -1,0 +1,56 @@
+"""Class presets: design.md section 1 as data.
+
+Each class fixes what must hold (taints, whether GPUs are required, which
+capacity types are allowed, the minimum-node floor) and defaults what a user may
+change (capacity, min/max nodes, disk size).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nodepools.vocabulary import CapacityType, PoolClass
+
+
+@dataclass(frozen=True)
+class ClassPreset:
+    pool_class: PoolClass
+    requires_gpu: bool
+    allowed_capacity: tuple[CapacityType, ...]
+    default_capacity: CapacityType
+    # Resident capacity must stay (>= 1); batch and training scale to zero.
+    min_nodes_floor: int
+    default_min_nodes: int
+    default_max_nodes: int
+    default_disk_size_gib: int
+    # Untainted by default only for resident (it is the cluster's default pool).
+    class_taint_by_default: bool
+    compact_placement_allowed: bool
+
+
+PRESETS: dict[PoolClass, ClassPreset] = {
+    PoolClass.RESIDENT: ClassPreset(
+        PoolClass.RESIDENT, requires_gpu=False, allowed_capacity=(CapacityType.ON_DEMAND,),
+        default_capacity=CapacityType.ON_DEMAND, min_nodes_floor=1, default_min_nodes=2,
+        default_max_nodes=6, default_disk_size_gib=50, class_taint_by_default=False,
+        compact_placement_allowed=False),
+    PoolClass.BATCH: ClassPreset(
+        PoolClass.BATCH, requires_gpu=False, allowed_capacity=(CapacityType.ON_DEMAND, CapacityType.SPOT),
+        default_capacity=CapacityType.ON_DEMAND, min_nodes_floor=0, default_min_nodes=0,
+        default_max_nodes=10, default_disk_size_gib=50, class_taint_by_default=True,
+        compact_placement_allowed=True),
+    # GPU images (CUDA, model weights) are large: 200 GiB keeps image pulls off the floor.
+    PoolClass.GPU_INFERENCE: ClassPreset(
+        PoolClass.GPU_INFERENCE, requires_gpu=True, allowed_capacity=(CapacityType.ON_DEMAND,),
+        default_capacity=CapacityType.ON_DEMAND, min_nodes_floor=1, default_min_nodes=1,
+        default_max_nodes=4, default_disk_size_gib=200, class_taint_by_default=True,
+        compact_placement_allowed=False),
+    PoolClass.GPU_TRAINING: ClassPreset(
+        PoolClass.GPU_TRAINING, requires_gpu=True, allowed_capacity=(CapacityType.ON_DEMAND, CapacityType.SPOT),
+        default_capacity=CapacityType.SPOT, min_nodes_floor=0, default_min_nodes=0,
+        default_max_nodes=4, default_disk_size_gib=200, class_taint_by_default=True,
+        compact_placement_allowed=True),
+}
+
+
+def preset(pool_class: PoolClass) -> ClassPreset:
+    return PRESETS[pool_class]

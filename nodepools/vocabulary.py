@@ -1,0 +1,160 @@
+"""Every name the contract exposes, spelled exactly once.
+
+Labels, taints, annotations, PriorityClass names, resource type tokens and the
+cluster-autoscaler tag prefixes live here so that the components, the guardrails,
+the policy pack and the placement analysis can never disagree on a spelling
+(shared/design.md section 2 is the source of truth; changing a value here is an
+API change).
+"""
+from __future__ import annotations
+
+from enum import Enum
+
+
+class PoolClass(str, Enum):
+    """The four pool classes of design.md section 1."""
+
+    RESIDENT = "resident"
+    BATCH = "batch"
+    GPU_INFERENCE = "gpu-inference"
+    GPU_TRAINING = "gpu-training"
+
+    @property
+    def has_gpu(self) -> bool:
+        return self in (PoolClass.GPU_INFERENCE, PoolClass.GPU_TRAINING)
+
+
+class CapacityType(str, Enum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+
+
+class TaintEffect(str, Enum):
+    """Kubernetes spelling (CamelCase); backends translate to their cloud enum."""
+
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class Architecture(str, Enum):
+    X86_64 = "x86_64"
+    ARM64 = "arm64"
+
+
+class Cloud(str, Enum):
+    AWS = "aws"
+    GCP = "gcp"
+
+
+# --- node labels set by every pool (design.md section 2) ---------------------
+LABEL_POOL_CLASS = "nodepools.io/pool-class"
+LABEL_POOL = "nodepools.io/pool"
+LABEL_CAPACITY = "nodepools.io/capacity"
+# GPU pools only.
+LABEL_ACCELERATOR = "nodepools.io/accelerator"
+# The NVIDIA device plugin chart's default affinity ORs this label with two NFD
+# labels; setting it ourselves is what lets the plugin land without NFD/GFD
+# (kubernetes-facts.md section 3, "default affinity trap").
+LABEL_GPU_PRESENT = "nvidia.com/gpu.present"
+LABEL_GPU_PRESENT_VALUE = "true"
+# cluster-autoscaler's GPULabel on AWS: without it CA scales up again before the
+# device plugin advertises the GPUs (kubernetes-facts.md section 1.4).
+LABEL_AWS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
+
+# --- labels the clouds set themselves (read by the policy pack/placement) ----
+LABEL_EKS_CAPACITY_TYPE = "eks.amazonaws.com/capacityType"
+LABEL_GKE_SPOT = "cloud.google.com/gke-spot"
+LABEL_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+LABEL_GKE_NODEPOOL = "cloud.google.com/gke-nodepool"
+LABEL_EKS_NODEGROUP = "eks.amazonaws.com/nodegroup"
+LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+LABEL_ARCH = "kubernetes.io/arch"
+LABEL_ZONE = "topology.kubernetes.io/zone"
+
+# --- taints -------------------------------------------------------------------
+# The class taint: key LABEL_POOL_CLASS, value = the class.
+TAINT_POOL_CLASS_KEY = LABEL_POOL_CLASS
+# GPU taint: the key must equal the extended resource name so that the
+# ExtendedResourceToleration admission plugin lets GPU pods through and
+# repels the rest (kubernetes-facts.md section 5).
+GPU_RESOURCE = "nvidia.com/gpu"
+TAINT_GPU_KEY = GPU_RESOURCE
+TAINT_GPU_VALUE = "present"
+HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value)
+
+# --- workload side --------------------------------------------------------------
+LABEL_WORKLOAD_CLASS = "nodepools.io/workload-class"
+ANNOTATION_CHECKPOINT_INTERVAL = "nodepools.io/checkpoint-interval"
+ANNOTATION_MODEL_LOAD_SECONDS = "nodepools.io/model-load-seconds"
+ANNOTATION_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+LABEL_KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
+LABEL_COSCHEDULING_POD_GROUP = "scheduling.x-k8s.io/pod-group"
+
+# --- quota / resource keys -----------------------------------------------------
+# Only the requests. prefix is enforced for extended resources
+# (kubernetes-facts.md section 4): limits.nvidia.com/gpu is never counted.
+QUOTA_GPU_REQUESTS = "requests.nvidia.com/gpu"
+QUOTA_GPU_LIMITS_NEVER_ENFORCED = "limits.nvidia.com/gpu"
+
+# --- PriorityClasses (design.md section 2) -------------------------------------
+PRIORITY_CLASS_NAMES: dict[PoolClass, str] = {
+    PoolClass.RESIDENT: "nodepools-resident",
+    PoolClass.GPU_INFERENCE: "nodepools-gpu-inference",
+    PoolClass.BATCH: "nodepools-batch",
+    PoolClass.GPU_TRAINING: "nodepools-gpu-training",
+}
+# cluster-autoscaler's --expendable-pods-priority-cutoff default: pods below it
+# never trigger scale-up (kubernetes-facts.md section 1.5).
+AUTOSCALER_PRIORITY_CUTOFF = -10
+SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
+
+SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
+
+# --- cluster-autoscaler ASG tags (kubernetes-facts.md section 1.2) -------------
+CA_TAG_ENABLED = "k8s.io/cluster-autoscaler/enabled"
+CA_TAG_CLUSTER_PREFIX = "k8s.io/cluster-autoscaler/"
+CA_NODE_TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
+CA_TAG_LABEL_PREFIX = CA_NODE_TEMPLATE_PREFIX + "label/"
+CA_TAG_TAINT_PREFIX = CA_NODE_TEMPLATE_PREFIX + "taint/"
+CA_TAG_RESOURCE_PREFIX = CA_NODE_TEMPLATE_PREFIX + "resources/"
+CA_TAG_OPTION_PREFIX = CA_NODE_TEMPLATE_PREFIX + "autoscaling-options/"
+
+# --- provider resource type tokens (what the engine sends the policy pack) -----
+TYPE_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+TYPE_EKS_CLUSTER = "aws:eks/cluster:Cluster"
+TYPE_ASG_TAG = "aws:autoscaling/tag:Tag"
+TYPE_GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+TYPE_GKE_CLUSTER = "gcp:container/cluster:Cluster"
+POOL_RESOURCE_TYPES = (TYPE_EKS_NODE_GROUP, TYPE_GKE_NODE_POOL)
+CLUSTER_RESOURCE_TYPES = (TYPE_EKS_CLUSTER, TYPE_GKE_CLUSTER)
+
+K8S_WORKLOAD_TYPES = {
+    "kubernetes:apps/v1:Deployment": "Deployment",
+    "kubernetes:apps/v1:StatefulSet": "StatefulSet",
+    "kubernetes:apps/v1:DaemonSet": "DaemonSet",
+    "kubernetes:apps/v1:ReplicaSet": "ReplicaSet",
+    "kubernetes:batch/v1:Job": "Job",
+    "kubernetes:batch/v1:CronJob": "CronJob",
+    "kubernetes:core/v1:Pod": "Pod",
+}
+TYPE_NAMESPACE = "kubernetes:core/v1:Namespace"
+TYPE_RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+TYPE_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
+TYPE_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+TYPE_HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+TYPE_CUSTOM_RESOURCE_PREFIX = "kubernetes:"
+
+# --- our component type tokens (frozen once released) ---------------------------
+COMPONENT_NODE_POOL = "nodepools:pools:NodePool"
+COMPONENT_GUARDRAILS = "nodepools:guardrails:Guardrails"
+COMPONENT_PLATFORM = "nodepools:platform:Platform"
+
+
+def class_taint(pool_class: PoolClass) -> dict[str, str]:
+    """The class taint in Kubernetes shape."""
+    return {"key": TAINT_POOL_CLASS_KEY, "value": pool_class.value, "effect": TaintEffect.NO_SCHEDULE.value}
+
+
+def gpu_taint() -> dict[str, str]:
+    return {"key": TAINT_GPU_KEY, "value": TAINT_GPU_VALUE, "effect": TaintEffect.NO_SCHEDULE.value}
