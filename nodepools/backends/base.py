@@ -41,3 +41,9 @@ class ClusterTarget(Protocol):
 
     def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
         """Register the pool's provider resources as children of ``parent``."""
+
+    def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
+                                             parent: pulumi.Resource) -> pulumi.Output[str] | None:
+        """The cloud identity (e.g. an IRSA role ARN) the cluster-autoscaler's service
+        account assumes, registered under ``parent``; None where the cloud runs its own
+        autoscaler (GKE)."""
