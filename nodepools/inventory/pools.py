@@ -1,0 +1,172 @@
+"""Node pools from raw provider resources: EKS managed node groups and GKE node pools.
+
+A ``PoolView`` is what a pool looks like to the scheduler and to the policy
+pack: the labels and taints its nodes carry (in Kubernetes spelling, including
+the labels the cloud adds itself), capacity type, size and node type. One reader
+per provider type, in a table; a field the engine cannot know yet is UNKNOWN.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from nodepools import vocabulary as v
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, plain, str_map
+from nodepools.spec.instances import GPU_MODEL_BY_GKE_ACCELERATOR, InstanceType, lookup
+
+# Cloud taint-effect enums to Kubernetes spelling (kubernetes-facts.md 1.3 and 2).
+_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+# EKS uses t3.medium when a node group names no instance type.
+_EKS_DEFAULT_INSTANCE_TYPE = "t3.medium"
+
+
+@dataclass(frozen=True)
+class PoolView:
+    type: str
+    urn: str
+    name: str
+    cluster: Any  # cluster name, or UNKNOWN
+    labels: dict[str, Any]
+    taints: Any  # list of {"key","value","effect"} in Kubernetes spelling, or UNKNOWN
+    spot: Any  # bool or UNKNOWN
+    min_nodes: Any  # float, None (not autoscaled) or UNKNOWN
+    max_nodes: Any
+    instance_types: Any  # list[str] or UNKNOWN
+    gpu_count: Any  # GPUs per node (float) or UNKNOWN
+    gpu_model: Any  # model string, None or UNKNOWN
+    gpu_image: bool  # an accelerated node image / accelerator block is declared
+
+    @property
+    def pool_class(self) -> v.PoolClass | None:
+        try:
+            return v.PoolClass(self.labels.get(v.LABEL_POOL_CLASS))
+        except ValueError:
+            return None
+
+    @property
+    def is_gpu(self) -> Any:
+        """True for a GPU pool: GPU instance type, accelerator, GPU image or GPU class."""
+        if self.gpu_image or (self.pool_class is not None and self.pool_class.has_gpu):
+            return True
+        if is_unknown(self.gpu_count):
+            return UNKNOWN
+        return self.gpu_count > 0
+
+    @property
+    def instances(self) -> list[InstanceType | None]:
+        return [] if is_unknown(self.instance_types) else [lookup(t) for t in self.instance_types]
+
+
+def _taints(raw: Any) -> Any:
+    if is_unknown(raw):
+        return UNKNOWN
+    out = []
+    for taint in as_list(raw):
+        taint = as_dict(taint)
+        if any(is_unknown(taint.get(f)) for f in ("key", "value", "effect")):
+            return UNKNOWN
+        effect = taint.get("effect") or ""
+        out.append({"key": taint.get("key") or "", "value": taint.get("value") or "",
+                    "effect": _EFFECTS.get(effect, effect)})
+    return out
+
+
+def _gpu_from_types(types: Any) -> tuple[Any, Any]:
+    if is_unknown(types):
+        return UNKNOWN, UNKNOWN
+    entries = [lookup(t) for t in types]
+    if not entries or any(e is None for e in entries):
+        return (UNKNOWN if entries else 0.0), None
+    return float(entries[0].gpu_count), (entries[0].gpu_model.value if entries[0].gpu_model else None)
+
+
+def _read_eks(props: dict, urn: str, name: str) -> PoolView:
+    types = dig(props, "instanceTypes", default=None)
+    types = types if is_unknown(types) else [t for t in as_list(types) if isinstance(t, str)] or [_EKS_DEFAULT_INSTANCE_TYPE]
+    capacity = dig(props, "capacityType", default="ON_DEMAND")
+    spot = UNKNOWN if is_unknown(capacity) else capacity == "SPOT"
+    ami = dig(props, "amiType", default="")
+    gpu_count, gpu_model = _gpu_from_types(types)
+    labels = str_map(props.get("labels"))
+    pool_name = props.get("nodeGroupName") if isinstance(props.get("nodeGroupName"), str) else name
+    labels = {v.LABEL_EKS_NODEGROUP: pool_name, **labels}
+    if not is_unknown(spot):
+        labels[v.LABEL_EKS_CAPACITY_TYPE] = "SPOT" if spot else "ON_DEMAND"
+    return PoolView(
+        type=v.TYPE_EKS_NODE_GROUP, urn=urn, name=pool_name, cluster=props.get("clusterName", UNKNOWN),
+        labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints")), spot=spot,
+        min_nodes=dig(props, "scalingConfig", "minSize"), max_nodes=dig(props, "scalingConfig", "maxSize"),
+        instance_types=types, gpu_count=gpu_count,
+        gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model,
+        gpu_image=isinstance(ami, str) and ("NVIDIA" in ami or "GPU" in ami),
+    )
+
+
+def _read_gke(props: dict, urn: str, name: str) -> PoolView:
+    config = as_dict(props.get("nodeConfig"))
+    machine = config.get("machineType", UNKNOWN if is_unknown(props.get("nodeConfig")) else "e2-medium")
+    types = UNKNOWN if is_unknown(machine) else [machine]
+    spot_flags = [config.get("spot"), config.get("preemptible")]
+    spot = UNKNOWN if any(is_unknown(f) for f in spot_flags) else any(f is True for f in spot_flags)
+    accelerators = [as_dict(a) for a in as_list(config.get("guestAccelerators"))]
+    gpu_count, gpu_model = _gpu_from_types(types)
+    if accelerators:
+        first = accelerators[0]
+        gpu_count = first.get("count", UNKNOWN)
+        accel = first.get("type")
+        gpu_model = GPU_MODEL_BY_GKE_ACCELERATOR[accel].value if accel in GPU_MODEL_BY_GKE_ACCELERATOR else accel
+    pool_name = props.get("name") if isinstance(props.get("name"), str) else name
+    labels = {v.LABEL_GKE_NODEPOOL: pool_name, **str_map(config.get("labels"))}
+    if spot is True:
+        labels[v.LABEL_GKE_SPOT] = "true"
+    if accelerators and isinstance(accelerators[0].get("type"), str):
+        labels[v.LABEL_GKE_ACCELERATOR] = accelerators[0]["type"]
+    autoscaling = props.get("autoscaling")
+    fixed = props.get("nodeCount", props.get("initialNodeCount"))
+    min_nodes = _gke_bound(autoscaling, "totalMinNodeCount", "minNodeCount", fixed)
+    max_nodes = _gke_bound(autoscaling, "totalMaxNodeCount", "maxNodeCount", fixed)
+    return PoolView(
+        type=v.TYPE_GKE_NODE_POOL, urn=urn, name=pool_name, cluster=props.get("cluster", UNKNOWN),
+        labels=_with_instance_labels(labels, types), taints=_taints(config.get("taints")), spot=spot,
+        min_nodes=min_nodes, max_nodes=max_nodes, instance_types=types, gpu_count=gpu_count,
+        gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
+    )
+
+
+def _gke_bound(autoscaling: Any, total_key: str, zonal_key: str, fixed: Any) -> Any:
+    """Whole-pool bound; per-zone bounds are reported as given (per zone)."""
+    if is_unknown(autoscaling):
+        return UNKNOWN
+    if isinstance(autoscaling, dict):
+        return autoscaling.get(total_key, autoscaling.get(zonal_key))
+    return fixed
+
+
+def _with_instance_labels(labels: dict[str, Any], types: Any) -> dict[str, Any]:
+    """Labels the kubelet sets from the node type, when every node shares them."""
+    if is_unknown(types) or not types:
+        return labels
+    out = dict(labels)
+    if len(types) == 1:
+        out.setdefault(v.LABEL_INSTANCE_TYPE, types[0])
+    entries = [lookup(t) for t in types]
+    arches = {e.architecture.value for e in entries if e is not None}
+    if len(arches) == 1 and None not in entries:
+        out.setdefault(v.LABEL_ARCH, "amd64" if arches == {"x86_64"} else "arm64")
+    return out
+
+
+_READERS: dict[str, Callable[[dict, str, str], PoolView]] = {
+    v.TYPE_EKS_NODE_GROUP: _read_eks,
+    v.TYPE_GKE_NODE_POOL: _read_gke,
+}
+
+
+def is_pool_type(resource_type: str) -> bool:
+    return resource_type in _READERS
+
+
+def read_pool(resource_type: str, props: Any, urn: str = "", name: str = "") -> PoolView | None:
+    """The pool in ``props``, or None when ``resource_type`` is not a node pool."""
+    reader = _READERS.get(resource_type)
+    return reader(as_dict(plain(props)), urn, name) if reader else None

@@ -1,0 +1,91 @@
+"""Plain values out of whatever shape a resource's properties arrive in.
+
+The same readers serve three callers: the policy pack (pulumi_policy wraps
+props in proxies that raise on unknown values), the offline engine (pulumi's
+``Unknown`` objects) and plain dicts in tests. ``plain`` turns all of them into
+dicts/lists with one ``UNKNOWN`` marker, so a rule can decide explicitly what an
+unknown means instead of crashing or, worse, judging a value it cannot see.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi.runtime import rpc
+from pulumi_policy import proxy as _policy_proxy
+
+# The engine's wire sentinel for an unknown value, and pulumi_policy's typed variants.
+_UNKNOWN_STRINGS = frozenset({rpc.UNKNOWN, *(getattr(_policy_proxy, n) for n in dir(_policy_proxy) if n.startswith("UNKNOWN_"))})
+
+
+class _Unknown:
+    """A value that cannot be known until the resource exists."""
+
+    _instance: "_Unknown | None" = None
+
+    def __new__(cls) -> "_Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN = _Unknown()
+
+
+def is_unknown(value: Any) -> bool:
+    return value is UNKNOWN
+
+
+def plain(value: Any) -> Any:
+    """Deep-convert proxies, pulumi ``Unknown`` objects and sentinel strings."""
+    if value is UNKNOWN:
+        return value
+    if isinstance(value, str):
+        return UNKNOWN if value in _UNKNOWN_STRINGS else value
+    if type(value).__name__ == "Unknown" and type(value).__module__.startswith("pulumi"):
+        return UNKNOWN
+    if isinstance(value, (_policy_proxy._DictProxy, _policy_proxy._ListProxy)):
+        # The proxies raise on reading an unknown; their raw target does not.
+        value = value["__target"]
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        return [plain(v) for v in value]
+    return value
+
+
+def dig(value: Any, *path: str | int, default: Any = None) -> Any:
+    """``value[p0][p1]...``; ``default`` when a step is missing or of the wrong
+    shape, ``UNKNOWN`` as soon as a step is unknown."""
+    for step in path:
+        if value is UNKNOWN:
+            return UNKNOWN
+        if isinstance(step, int):
+            if not isinstance(value, list) or not -len(value) <= step < len(value):
+                return default
+            value = value[step]
+        else:
+            if not isinstance(value, dict) or step not in value:
+                return default
+            value = value[step]
+    return default if value is None else value
+
+
+def as_dict(value: Any) -> dict:
+    """A dict, or ``{}`` for anything else (unknown included)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def str_map(value: Any) -> dict[str, Any]:
+    """String keys to string (or UNKNOWN) values; other entries dropped."""
+    return {k: v for k, v in as_dict(value).items() if isinstance(v, str) or v is UNKNOWN}
