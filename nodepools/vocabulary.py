@@ -119,6 +119,13 @@ CA_TAG_LABEL_PREFIX = CA_NODE_TEMPLATE_PREFIX + "label/"
 CA_TAG_TAINT_PREFIX = CA_NODE_TEMPLATE_PREFIX + "taint/"
 CA_TAG_RESOURCE_PREFIX = CA_NODE_TEMPLATE_PREFIX + "resources/"
 CA_TAG_OPTION_PREFIX = CA_NODE_TEMPLATE_PREFIX + "autoscaling-options/"
+# Discovery tag values: the IRSA policy conditions scale actions on the cluster
+# tag being exactly this value, so both sides import it from here.
+CA_TAG_ENABLED_VALUE = "true"
+CA_TAG_CLUSTER_VALUE = "owned"
+# Per-ASG autoscaling options (suffixes of CA_TAG_OPTION_PREFIX).
+CA_OPTION_GPU_UTILIZATION_THRESHOLD = "scaledowngpuutilizationthreshold"
+CA_OPTION_UNNEEDED_TIME = "scaledownunneededtime"
 
 # --- provider resource type tokens (what the engine sends the policy pack) -----
 TYPE_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
