@@ -35,6 +35,12 @@ class PoolView:
     gpu_count: Any  # GPUs per node (float) or UNKNOWN
     gpu_model: Any  # model string, None or UNKNOWN
     gpu_image: bool  # an accelerated node image / accelerator block is declared
+    # The OS the kubelet reports as kubernetes.io/os ("linux", "windows" or UNKNOWN: a
+    # custom image or an unknown image type), and whether the user-set node labels
+    # could be read (False when the whole map is unknown at preview: ``labels`` then
+    # holds only what the cloud adds). Read by the placement analysis.
+    os: Any = "linux"
+    labels_partial: bool = False
 
     @property
     def pool_class(self) -> v.PoolClass | None:
@@ -86,6 +92,7 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
     capacity = dig(props, "capacityType", default="ON_DEMAND")
     spot = UNKNOWN if is_unknown(capacity) else capacity == "SPOT"
     ami = dig(props, "amiType", default="")
+    os = UNKNOWN if is_unknown(ami) or ami == "CUSTOM" else ("windows" if str(ami).startswith("WINDOWS") else "linux")
     gpu_count, gpu_model = _gpu_from_types(types)
     labels = str_map(props.get("labels"))
     pool_name = props.get("nodeGroupName") if isinstance(props.get("nodeGroupName"), str) else name
@@ -99,6 +106,7 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
         instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model,
         gpu_image=isinstance(ami, str) and ("NVIDIA" in ami or "GPU" in ami),
+        os=os, labels_partial=is_unknown(props.get("labels")),
     )
 
 
@@ -115,6 +123,8 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
         gpu_count = first.get("count", UNKNOWN)
         accel = first.get("type")
         gpu_model = GPU_MODEL_BY_GKE_ACCELERATOR[accel].value if accel in GPU_MODEL_BY_GKE_ACCELERATOR else accel
+    image = config.get("imageType", UNKNOWN if is_unknown(props.get("nodeConfig")) else "")
+    os = UNKNOWN if is_unknown(image) else ("windows" if str(image).upper().startswith("WINDOWS") else "linux")
     pool_name = props.get("name") if isinstance(props.get("name"), str) else name
     labels = {v.LABEL_GKE_NODEPOOL: pool_name, **str_map(config.get("labels"))}
     if spot is True:
@@ -130,6 +140,7 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
         labels=_with_instance_labels(labels, types), taints=_taints(config.get("taints")), spot=spot,
         min_nodes=min_nodes, max_nodes=max_nodes, instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
+        os=os, labels_partial=is_unknown(props.get("nodeConfig")) or is_unknown(config.get("labels")),
     )
 
 
