@@ -72,6 +72,11 @@ LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 LABEL_ARCH = "kubernetes.io/arch"
 LABEL_ZONE = "topology.kubernetes.io/zone"
 
+# --- cloud resource labels (GCE VM/disk labels, for billing by pool) ----------
+# GCP label keys allow only [a-z0-9_-], so the node-label spelling cannot be reused.
+GCP_RESOURCE_LABEL_POOL = "nodepools-pool"
+GCP_RESOURCE_LABEL_POOL_CLASS = "nodepools-pool-class"
+
 # --- taints -------------------------------------------------------------------
 # The class taint: key LABEL_POOL_CLASS, value = the class.
 TAINT_POOL_CLASS_KEY = LABEL_POOL_CLASS

@@ -1,0 +1,12 @@
+"""GKE backend: node pools on Google Kubernetes Engine.
+
+``GkeCluster`` is the ``ClusterTarget``; ``translate`` is the pure
+``PoolSpec -> node pool arguments`` step it uses, exported for tests and for
+users who register pools themselves.
+"""
+from nodepools.backends.gcp.context import GkeContext
+from nodepools.backends.gcp.tables import GpuDriverVersion
+from nodepools.backends.gcp.target import GkeCluster
+from nodepools.backends.gcp.translate import NodePoolPlan, translate
+
+__all__ = ["GkeCluster", "GkeContext", "GpuDriverVersion", "NodePoolPlan", "translate"]

@@ -1,0 +1,83 @@
+"""GKE's own rules for a cloud-neutral pool spec, checked before anything registers.
+
+The spec layer already enforces the class rules; these are the ones GKE adds
+(one machine type per pool, accelerators it offers, zones of the cluster's
+region, compact placement in one zone on a family that supports it). Every
+problem names its field and the allowed values; all are reported together.
+"""
+from __future__ import annotations
+
+import re
+
+from nodepools.backends.gcp import tables
+from nodepools.backends.gcp.context import GkeContext, zone_error
+from nodepools.spec.errors import Problems
+from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.vocabulary import Cloud
+
+# GKE node pool names: lowercase DNS label that starts with a letter.
+_GKE_POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+# Compute Engine machine type names: <series>-<shape>[-<size>], lowercase, no dots.
+_MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+
+
+def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
+    """Every GKE-specific problem of ``spec`` on the cluster described by ``ctx``."""
+    problems = Problems()
+    if not _GKE_POOL_NAME.match(spec.name):
+        problems.add("name", f"GKE node pool name {spec.name!r} must start with a lowercase letter "
+                     "(then lowercase letters, digits or '-', ending with a letter or digit)", spec.name)
+    machine_ok = _check_machine_types(spec, problems)
+    if machine_ok and spec.has_gpu:
+        _check_accelerator(spec, problems)
+    if spec.subnet_ids:
+        problems.add("subnet_ids", "GKE node pools take the cluster's subnetwork; choose placement with zones "
+                     "instead (allowed: empty subnet_ids)", spec.subnet_ids)
+    for i, zone in enumerate(spec.zones):
+        if err := zone_error(zone, ctx.region):
+            problems.add(("zones", i), err, zone)
+    if spec.placement is PlacementStrategy.COMPACT:
+        _check_compact(spec, ctx, problems, machine_ok)
+    return problems
+
+
+def _check_machine_types(spec: PoolSpec, problems: Problems) -> bool:
+    ok = True
+    for i, (name, entry) in enumerate(zip(spec.instance_types, spec.instances)):
+        if entry.cloud is Cloud.AWS:
+            ok = False
+            problems.add(("instance_types", i), f"{name!r} is an AWS instance type; a GKE pool needs a Compute "
+                         "Engine machine type (e.g. n2-standard-4, c3-standard-8, g2-standard-8, a2-highgpu-1g)", name)
+        elif entry.cloud is None and not _MACHINE_TYPE.match(name):
+            ok = False
+            problems.add(("instance_types", i), f"{name!r} is not a Compute Engine machine type name (lowercase "
+                         "<series>-<shape>-<size>, e.g. n2-standard-4)", name)
+    if len(spec.instance_types) > 1:
+        ok = False
+        problems.add("instance_types", f"a GKE node pool takes exactly one machine type (got "
+                     f"{len(spec.instance_types)}: {', '.join(spec.instance_types)}); create one pool per "
+                     "machine type", spec.instance_types)
+    return ok
+
+
+def _check_accelerator(spec: PoolSpec, problems: Problems) -> None:
+    model = spec.gpu_model
+    if model is None:
+        return  # the spec layer has already refused a GPU class without a model
+    if tables.accelerator_type(model, spec.instance_types[0]) is None:
+        allowed = ", ".join(m.value for m in tables.gke_gpu_models())
+        loc = ("gpu", "model") if spec.gpu is not None else "instance_types"
+        problems.add(loc, f"GPU model {model.value!r} is not offered on GKE (allowed: {allowed})", model.value)
+
+
+def _check_compact(spec: PoolSpec, ctx: GkeContext, problems: Problems, machine_ok: bool) -> None:
+    zones = ctx.zones_for(spec.zones)
+    if len(zones) != 1:
+        where = f"the cluster's zones are {', '.join(zones)}" if zones else \
+            f"the cluster location {ctx.location} is a region"
+        problems.add("zones", f"placement 'compact' on GKE needs exactly one zone ({where}); "
+                     f"give one zone of {ctx.region} in zones", spec.zones)
+    family = tables.machine_family(spec.instance_types[0])
+    if machine_ok and family in tables.COMPACT_UNSUPPORTED_FAMILIES:
+        problems.add("placement", f"placement 'compact' is not supported on {family} machine types on GKE "
+                     "(use spread, or a family with placement policies such as n2, c3, a2, a3)", "compact")
