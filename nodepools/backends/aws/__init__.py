@@ -1,0 +1,11 @@
+"""AWS backend: EKS managed node groups with secure launch templates, node IAM,
+cluster-autoscaler ASG hints and the autoscaler's IRSA role.
+
+``translate_pool`` is the pure translation (PoolSpec -> plain data);
+``EksCluster`` is the ClusterTarget the pool components call.
+"""
+from nodepools.backends.aws.target import EksCluster
+from nodepools.backends.aws.translate import EksContext, EksPoolPlan, NodeRolePlan, translate_pool
+from nodepools.backends.aws.tags import AsgTag
+
+__all__ = ["AsgTag", "EksCluster", "EksContext", "EksPoolPlan", "NodeRolePlan", "translate_pool"]

@@ -1,0 +1,69 @@
+"""EKS-specific rules a valid, cloud-neutral PoolSpec can still break (pure).
+
+Collected into ``Problems`` so every problem is reported at once, before any
+resource registers (``EksCluster.check_pool``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from nodepools.backends.aws import tables
+from nodepools.backends.aws.translate import EksContext, effective_subnets
+from nodepools.spec.errors import Problems
+from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.vocabulary import Cloud
+
+AWS_TYPE_HINT = ("AWS instance types (e.g. m7i.xlarge, c7g.2xlarge, g6.xlarge, p5.48xlarge; "
+                 "table: nodepools.spec.instances), or give custom_capacity for a type not in the table")
+
+
+def eks_pool_problems(spec: PoolSpec, ctx: EksContext) -> Problems:
+    problems = Problems()
+    if spec.cloud is Cloud.GCP:
+        problems.add("instance_types", f"instance types {spec.instance_types} are GCP machine types; an EKS "
+                     f"pool needs {AWS_TYPE_HINT}", spec.instance_types)
+    if spec.zones:
+        problems.add("zones", "zones are not used on EKS: a managed node group is placed by its subnets; "
+                     "leave zones empty and give subnet_ids (private subnets in those zones)", spec.zones)
+    _check_subnets(spec, ctx, problems)
+    _check_labels(spec, problems)
+    _check_taints(spec, problems)
+    return problems
+
+
+def _check_subnets(spec: PoolSpec, ctx: EksContext, problems: Problems) -> None:
+    subnets = effective_subnets(spec, ctx)
+    if not subnets:
+        problems.add("subnet_ids", "no subnets: give private subnet IDs to EksCluster(subnet_ids=...) or to "
+                     "the pool's subnet_ids", [])
+    elif spec.placement is PlacementStrategy.COMPACT and len(subnets) != 1:
+        problems.add("placement", f"placement 'compact' needs exactly one subnet (a cluster placement group "
+                     f"lives in one availability zone), but the pool would use the cluster's {len(subnets)} "
+                     "subnets; set the pool's subnet_ids to one subnet", "compact")
+
+
+def _check_labels(spec: PoolSpec, problems: Problems) -> None:
+    for key, value in spec.labels.items():
+        if len(key) > tables.EKS_LABEL_MAX:
+            problems.add(("labels", key), f"label key {key!r} has {len(key)} characters; EKS allows "
+                         f"1-{tables.EKS_LABEL_MAX} for the whole key, prefix included", key)
+        if value == "":
+            problems.add(("labels", key), f"label {key!r} has an empty value; EKS node group labels need "
+                         f"1-{tables.EKS_LABEL_MAX} characters", value)
+
+
+def _check_taints(spec: PoolSpec, problems: Problems) -> None:
+    taints = spec.node_taints
+    if len(taints) > tables.EKS_TAINTS_MAX:
+        problems.add("taints", f"the pool would carry {len(taints)} taints; EKS allows at most "
+                     f"{tables.EKS_TAINTS_MAX} per node group", len(taints))
+    counts = Counter(t.key for t in taints)
+    for i, taint in enumerate(spec.taints):
+        if len(taint.key) > tables.EKS_TAINT_KEY_MAX:
+            problems.add(("taints", i, "key"), f"taint key {taint.key!r} has {len(taint.key)} characters; EKS "
+                         f"allows 1-{tables.EKS_TAINT_KEY_MAX}", taint.key)
+        if counts[taint.key] > 1:
+            effects = ", ".join(t.effect.value for t in taints if t.key == taint.key)
+            problems.add(("taints", i, "key"), f"taint key {taint.key!r} is used {counts[taint.key]} times "
+                         f"({effects}); on EKS each key may appear once, because cluster-autoscaler's "
+                         "node-template/taint/<key> ASG tag holds one taint per key", taint.key)

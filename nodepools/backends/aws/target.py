@@ -1,0 +1,116 @@
+"""``EksCluster``: the ClusterTarget for an existing EKS cluster (by name)."""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import pulumi
+
+from nodepools.backends.aws import register, tables
+from nodepools.backends.aws.checks import eks_pool_problems
+from nodepools.backends.aws.translate import EksContext, EksPoolPlan, translate_pool
+from nodepools.backends.base import RegisteredPool
+from nodepools.spec.errors import Problems
+from nodepools.spec.pool import PoolSpec
+from nodepools.spec.syntax import dns_label_error
+from nodepools.vocabulary import Cloud
+
+
+class EksCluster:
+    """Node pools on an EKS cluster that already exists (or is created elsewhere in
+    the stack: pass its Outputs).
+
+    - ``cluster_name``: the EKS cluster's name.
+    - ``subnet_ids``: private subnets for the nodes; a pool's own ``subnet_ids``
+      override them. Default: none (then every pool must give its own).
+    - ``node_role_arn``: an existing node role for every pool. Default None: each
+      pool gets its own role with AmazonEKSWorkerNodePolicy,
+      AmazonEC2ContainerRegistryPullOnly and (``attach_cni_policy``, default True)
+      AmazonEKS_CNI_Policy; set it False when the VPC CNI has its own IRSA or
+      Pod Identity role, as AWS recommends.
+    - ``node_security_group_ids``: security groups for the nodes. Default none:
+      EKS attaches the cluster security group and nodes get a public IP only if
+      their subnet assigns one (use private subnets). When given, they replace the
+      cluster security group (include it) and the template's network interface
+      also refuses public IPs.
+    - ``oidc_provider_arn`` / ``oidc_issuer_url``: the cluster's IAM OIDC provider,
+      needed only for the cluster-autoscaler's IRSA role. Default None.
+    - ``tags``: AWS tags for every resource created. Default none.
+    - ``ebs_kms_key_arn``: customer-managed KMS key for root volumes. Default None
+      (encrypted with the account's EBS default key).
+    - ``partition``: ``aws`` (default), ``aws-cn`` or ``aws-us-gov``, for policy ARNs.
+    - ``provider``: an explicit ``pulumi_aws.Provider`` for every resource. Default None.
+    """
+
+    cloud = Cloud.AWS
+
+    def __init__(self, cluster_name: pulumi.Input[str], subnet_ids: Sequence[pulumi.Input[str]] = (), *,
+                 node_role_arn: pulumi.Input[str] | None = None,
+                 node_security_group_ids: Sequence[pulumi.Input[str]] = (),
+                 oidc_provider_arn: pulumi.Input[str] | None = None,
+                 oidc_issuer_url: pulumi.Input[str] | None = None,
+                 tags: Mapping[str, str] | None = None,
+                 ebs_kms_key_arn: pulumi.Input[str] | None = None,
+                 attach_cni_policy: bool = True,
+                 partition: str = "aws",
+                 provider: pulumi.ProviderResource | None = None) -> None:
+        problems = Problems()
+        if isinstance(cluster_name, str) and not cluster_name:
+            problems.add("cluster_name", "cluster_name must be the EKS cluster's name (non-empty)", cluster_name)
+        if isinstance(subnet_ids, str):
+            problems.add("subnet_ids", "subnet_ids must be a list of subnet IDs, not one string", subnet_ids)
+        if partition not in tables.PARTITIONS:
+            problems.add("partition", f"partition {partition!r} is unknown (allowed: {', '.join(tables.PARTITIONS)})",
+                         partition)
+        for key, value in (tags or {}).items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                problems.add(("tags", str(key)), "tags must map strings to strings", value)
+        problems.raise_if_any("EksCluster")
+        self._context = EksContext(
+            cluster_name=cluster_name, subnet_ids=tuple(subnet_ids), node_role_arn=node_role_arn,
+            node_security_group_ids=tuple(node_security_group_ids), tags=dict(tags or {}),
+            ebs_kms_key_arn=ebs_kms_key_arn, attach_cni_policy=attach_cni_policy, partition=partition)
+        self._oidc_provider_arn = oidc_provider_arn
+        self._oidc_issuer_url = oidc_issuer_url
+        self._provider = provider
+
+    @property
+    def cluster_name(self) -> pulumi.Input[str]:
+        return self._context.cluster_name
+
+    @property
+    def context(self) -> EksContext:
+        return self._context
+
+    def check_pool(self, spec: PoolSpec) -> None:
+        """Raise a ValidationError naming every EKS-specific problem of ``spec``."""
+        eks_pool_problems(spec, self._context).raise_if_any(f"PoolSpec {spec.name!r} on EKS")
+
+    def plan_pool(self, spec: PoolSpec, prefix: str | None = None) -> EksPoolPlan:
+        """The pure translation of ``spec`` on this cluster (nothing registers)."""
+        self.check_pool(spec)
+        return translate_pool(spec, self._context, prefix)
+
+    def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
+        """Register the pool's resources under ``parent``; names start with its resource name."""
+        plan = self.plan_pool(spec, prefix=parent.pulumi_resource_name)
+        return register.register_pool(plan, parent, self._provider)
+
+    def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
+                                             parent: pulumi.Resource) -> pulumi.Output[str]:
+        """IRSA role for cluster-autoscaler's service account; returns its ARN."""
+        problems = Problems()
+        for field, value in (("oidc_provider_arn", self._oidc_provider_arn),
+                             ("oidc_issuer_url", self._oidc_issuer_url)):
+            if value is None:
+                problems.add(field, f"EksCluster({field}=...) is required for the cluster-autoscaler's IRSA role: "
+                             "give the cluster's IAM OIDC provider ARN and issuer URL", None)
+        if err := dns_label_error(namespace):
+            problems.add("namespace", f"namespace {err}", namespace)
+        if err := dns_label_error(service_account, 253):
+            problems.add("service_account", f"service account name {err}", service_account)
+        problems.raise_if_any("EksCluster.register_cluster_autoscaler_identity")
+        return register.register_autoscaler_identity(
+            parent.pulumi_resource_name, cluster_name=self._context.cluster_name,
+            oidc_provider_arn=self._oidc_provider_arn, oidc_issuer_url=self._oidc_issuer_url,
+            namespace=namespace, service_account=service_account, tags=dict(self._context.tags),
+            parent=parent, provider=self._provider)

@@ -1,0 +1,178 @@
+"""PoolSpec -> EKS managed node group, as plain data (pure: registers nothing).
+
+The result (``EksPoolPlan``) holds keyword arguments for the provider
+resources in the SDK's snake_case dict form; ``register.py`` only adds the
+links between resources (role ARN, launch template id, placement group name,
+the ASG name) and registers them. Values from the cluster context may be
+Outputs; they are passed through untouched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from nodepools import vocabulary as v
+from nodepools.backends.aws import iam, tables
+from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
+from nodepools.spec.pool import PlacementStrategy, PoolSpec
+
+
+@dataclass(frozen=True)
+class EksContext:
+    """What a pool needs from its cluster (see ``EksCluster`` for the meaning)."""
+
+    cluster_name: Any
+    subnet_ids: tuple[Any, ...] = ()
+    node_role_arn: Any = None
+    node_security_group_ids: tuple[Any, ...] = ()
+    tags: Mapping[str, str] = field(default_factory=dict)
+    ebs_kms_key_arn: Any = None
+    attach_cni_policy: bool = True
+    partition: str = "aws"
+
+
+@dataclass(frozen=True)
+class NodeRolePlan:
+    """A node IAM role; one ``RolePolicyAttachment`` per entry of ``policy_arns``,
+    named ``<prefix>-node-<PolicyName>``."""
+
+    resource_name: str
+    assume_role_policy: dict[str, Any]
+    policy_arns: dict[str, str]
+    tags: dict[str, str]
+
+    def attachment_name(self, policy_name: str) -> str:
+        return self.resource_name.removesuffix("-role") + f"-{policy_name}"
+
+
+@dataclass(frozen=True)
+class EksPoolPlan:
+    prefix: str
+    # aws.eks.NodeGroup kwargs; node_role_arn is None when a role is to be created.
+    node_group: dict[str, Any]
+    # aws.ec2.LaunchTemplate kwargs; placement is added when placement_group is set.
+    launch_template: dict[str, Any]
+    # aws.ec2.PlacementGroup kwargs for compact pools, else None.
+    placement_group: dict[str, Any] | None
+    node_role: NodeRolePlan | None
+    asg_tags: list[AsgTag]
+    # Labels the nodes carry: the group's labels plus EKS's own capacityType label.
+    node_labels: dict[str, str]
+
+
+def group_labels(spec: PoolSpec) -> dict[str, str]:
+    """The node group's ``labels``: the spec's node labels, plus cluster-autoscaler's
+    GPU label on GPU pools (set at kubelet start, or the autoscaler scales up again
+    before the device plugin advertises the GPUs; kubernetes-facts.md section 1.4)."""
+    labels = dict(spec.node_labels)
+    if spec.has_gpu and spec.gpu_model is not None:
+        labels[v.LABEL_AWS_ACCELERATOR] = spec.gpu_model.value
+    return labels
+
+
+def eks_taints(spec: PoolSpec) -> list[dict[str, str]]:
+    """Exactly the spec's taints (the workload contract is computed from them), EKS enum spelling."""
+    out = []
+    for taint in spec.node_taints:
+        item = {"key": taint.key, "effect": tables.TAINT_EFFECTS[taint.effect]}
+        if taint.value:
+            item["value"] = taint.value
+        out.append(item)
+    return out
+
+
+def ami_type(spec: PoolSpec) -> str:
+    return tables.AMI_TYPES[(spec.has_gpu, spec.architecture)]
+
+
+def effective_subnets(spec: PoolSpec, ctx: EksContext) -> list[Any]:
+    """The pool's own subnets override the cluster's."""
+    return list(spec.subnet_ids) if spec.subnet_ids else list(ctx.subnet_ids)
+
+
+def resource_tags(spec: PoolSpec, ctx: EksContext) -> dict[str, str]:
+    """AWS tags for everything the pool creates: the cluster's tags plus the pool's
+    identity, so cost reports can split GPU spend by pool and class."""
+    return {**ctx.tags, v.LABEL_POOL: spec.name, v.LABEL_POOL_CLASS: spec.pool_class.value}
+
+
+def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
+    """Secure node defaults. A managed node group's template may not carry a subnet,
+    an instance profile, shutdown/hibernation behaviour or spot options, and with a
+    template the disk size and SSH key move here: so no ``key_name`` (no SSH),
+    the root disk is sized here, and instance types stay on the node group."""
+    tags = resource_tags(spec, ctx)
+    ebs: dict[str, Any] = {
+        "volume_size": spec.disk_size_gib,
+        "volume_type": tables.ROOT_VOLUME_TYPE,
+        "encrypted": "true",
+        "delete_on_termination": "true",
+    }
+    if ctx.ebs_kms_key_arn is not None:
+        ebs["kms_key_id"] = ctx.ebs_kms_key_arn
+    args: dict[str, Any] = {
+        "description": f"nodepools {spec.pool_class.value} pool {spec.name}",
+        "update_default_version": True,
+        # IMDSv2 only, and a hop limit of 1 so pods (one hop further, behind the
+        # pod network) cannot read the node role's credentials: pods use IRSA.
+        "metadata_options": {
+            "http_endpoint": "enabled",
+            "http_tokens": "required",
+            "http_put_response_hop_limit": 1,
+        },
+        "block_device_mappings": [{"device_name": tables.ROOT_DEVICE_NAMES[ami_type(spec)], "ebs": ebs}],
+        "tag_specifications": [{"resource_type": kind, "tags": tags} for kind in ("instance", "volume")],
+        "tags": tags,
+    }
+    if ctx.node_security_group_ids:
+        # Security groups must then sit on the interface (not both places); EKS adds
+        # its cluster security group only when the template names none, so the
+        # caller's list must include it.
+        args["network_interfaces"] = [{
+            "device_index": 0,
+            "associate_public_ip_address": "false",
+            "delete_on_termination": "true",
+            "security_groups": list(ctx.node_security_group_ids),
+        }]
+    return args
+
+
+def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -> EksPoolPlan:
+    """The whole plan for one pool. ``prefix`` (default: the pool name) starts every
+    resource name, so two clusters' pools of the same name can live in one stack."""
+    prefix = prefix or spec.name
+    labels = group_labels(spec)
+    capacity = tables.CAPACITY_TYPES[spec.capacity]
+    template_labels = {**labels, v.LABEL_EKS_CAPACITY_TYPE: capacity}
+    tags = resource_tags(spec, ctx)
+    node_group = {
+        "cluster_name": ctx.cluster_name,
+        "node_role_arn": ctx.node_role_arn,
+        "subnet_ids": effective_subnets(spec, ctx),
+        "ami_type": ami_type(spec),
+        "capacity_type": capacity,
+        "instance_types": list(spec.instance_types),
+        "labels": labels,
+        "taints": eks_taints(spec),
+        # desired = min at creation; afterwards the autoscaler owns it
+        # (tables.NODE_GROUP_IGNORE_CHANGES).
+        "scaling_config": {"min_size": spec.min_nodes, "max_size": spec.max_nodes, "desired_size": spec.min_nodes},
+        "update_config": dict(tables.UPDATE_CONFIGS[spec.pool_class]),
+        "tags": tags,
+    }
+    placement = None
+    if spec.placement is PlacementStrategy.COMPACT:
+        placement = {"strategy": "cluster", "tags": tags}
+    role = None
+    if ctx.node_role_arn is None:
+        role = NodeRolePlan(f"{prefix}-node-role", iam.node_trust_policy(),
+                            iam.node_policy_arns(ctx.partition, ctx.attach_cni_policy), tags)
+    return EksPoolPlan(
+        prefix=prefix,
+        node_group=node_group,
+        launch_template=launch_template_args(spec, ctx),
+        placement_group=placement,
+        node_role=role,
+        asg_tags=autoscaler_tags(prefix, spec, template_labels, ctx.cluster_name),
+        node_labels=template_labels,
+    )
