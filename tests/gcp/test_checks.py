@@ -96,7 +96,8 @@ def test_default_compute_service_account_and_driverless_gpus_are_refused():
         "node_service_account: '123456789-compute@developer.gserviceaccount.com' is not allowed: give the email of "
         "a dedicated service account (never the Compute Engine default "
         "'<number>-compute@developer.gserviceaccount.com'), or None to let each pool create its own",
-        "default_zones[0]: zone 'us-east1-b' is not in the cluster's region us-central1 (allowed: us-central1-<letter>)"]
+        "default_zones[0]: zone 'us-east1-b' is not in the cluster's region us-central1 "
+        "(allowed: us-central1-<letter>)"]
     # A driver version that installs no driver is not even offered (kubernetes-facts.md section 2).
     assert cluster_errors(gpu_driver_version="INSTALLATION_DISABLED") == [
         "gpu_driver_version: Input should be 'DEFAULT' or 'LATEST'"]
@@ -117,6 +118,7 @@ def test_an_invalid_pool_registers_nothing(build):
 
 
 def test_a_bad_cluster_target_registers_nothing():
-    run, error = run_program_capture(lambda: ResidentPool("web", cluster(project="x"), instance_types=["n2-standard-4"]))
+    run, error = run_program_capture(
+        lambda: ResidentPool("web", cluster(project="x"), instance_types=["n2-standard-4"]))
     assert isinstance(error, ValidationError)
     assert run.resources == []

@@ -72,7 +72,8 @@ def test_resident_pool_is_untainted_on_demand_and_balanced():
     (dict(instance_types=["a2-ultragpu-8g"]), {"type": "nvidia-a100-80gb", "count": 8}),
     (dict(instance_types=["a3-highgpu-8g"]), {"type": "nvidia-h100-80gb", "count": 8}),
     (dict(instance_types=["n1-standard-8"], custom_capacity={"n1-standard-8": {
-        "vcpu": 8, "memory_gib": 30, "gpu_count": 2, "gpu_model": "nvidia-t4"}}), {"type": "nvidia-tesla-t4", "count": 2}),
+        "vcpu": 8, "memory_gib": 30, "gpu_count": 2, "gpu_model": "nvidia-t4"}}),
+     {"type": "nvidia-tesla-t4", "count": 2}),
     (dict(instance_types=["a3-megagpu-8g"], custom_capacity={"a3-megagpu-8g": {
         "vcpu": 208, "memory_gib": 1872, "gpu_count": 8, "gpu_model": "nvidia-h100"}}),
      {"type": "nvidia-h100-mega-80gb", "count": 8}),

@@ -64,8 +64,8 @@ DISK_HYPERDISK_BALANCED = "hyperdisk-balanced"
 # E2 VMs take no placement policy, so GKE cannot place them compactly.
 COMPACT_UNSUPPORTED_FAMILIES = frozenset({"e2"})
 
-# Container-Optimized OS: read-only root, minimal surface; the only image on
-# which the LATEST driver version is offered.
+# Container-Optimized OS: read-only root file system, minimal surface; the
+# LATEST driver version is a COS driver (kubernetes-facts.md section 2).
 IMAGE_TYPE = "COS_CONTAINERD"
 WORKLOAD_METADATA_MODE = "GKE_METADATA"
 OAUTH_SCOPE_CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
