@@ -62,6 +62,10 @@ class GkeCluster:
                          "dedicated service account (never the Compute Engine default "
                          f"'<number>{tables.DEFAULT_COMPUTE_SA_SUFFIX}'), or None to let each pool create its "
                          "own", node_service_account)
+        if node_service_account is not None and extra_node_roles:
+            problems.add("extra_node_roles", "extra_node_roles are granted only to the service accounts pools "
+                         "create; with node_service_account given, grant roles to that account yourself "
+                         "(allowed: empty extra_node_roles)", list(extra_node_roles))
         try:
             self.context = GkeContext(
                 project=project, location=location, default_zones=tuple(default_zones),
