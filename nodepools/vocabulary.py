@@ -113,6 +113,12 @@ PRIORITY_CLASS_NAMES: dict[PoolClass, str] = {
 # never trigger scale-up (kubernetes-facts.md section 1.5).
 AUTOSCALER_PRIORITY_CUTOFF = -10
 SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
+PRIORITY_CLASS_SYSTEM_NODE_CRITICAL = "system-node-critical"
+PRIORITY_CLASS_SYSTEM_CLUSTER_CRITICAL = "system-cluster-critical"
+# Set by the API server on every namespace (used to select one namespace exactly).
+LABEL_NAMESPACE_NAME = "kubernetes.io/metadata.name"
+# IRSA: the service-account annotation naming the IAM role its pods assume.
+ANNOTATION_IRSA_ROLE_ARN = "eks.amazonaws.com/role-arn"
 
 SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
 
@@ -156,6 +162,10 @@ TYPE_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 TYPE_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 TYPE_HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 TYPE_CUSTOM_RESOURCE_PREFIX = "kubernetes:"
+TYPE_PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
+TYPE_KUEUE_RESOURCE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+TYPE_KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+TYPE_KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
 
 # --- our component type tokens (frozen once released) ---------------------------
 COMPONENT_NODE_POOL = "nodepools:pools:NodePool"
