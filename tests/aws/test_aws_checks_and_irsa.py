@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from nodepools.backends.aws import EksCluster
 from nodepools.backends.base import ClusterTarget
-from nodepools.components.pools import BatchPool, GpuTrainingPool, NodePool, ResidentPool
+from nodepools.components.pools import BatchPool, GpuTrainingPool, ResidentPool
 from nodepools.offline.engine import run_program, run_program_capture
 from nodepools.spec import describe
 
