@@ -1,0 +1,118 @@
+"""A GKE cluster for a stack: created from networking ids, or attached by name.
+
+Created clusters are GKE Standard, VPC-native on the given network and secondary
+ranges, with private nodes (and by default a private endpoint), Workload
+Identity, shielded nodes, Dataplane V2, a release channel and, when config names
+a Cloud KMS key, application-layer secrets encryption. The default node pool is
+removed: every pool comes from the stack's config. No data source is read.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from nodepools.backends.gcp import GkeCluster
+from nodepools.backends.gcp.context import GkeContext
+from nodepools.config.cluster import GkeClusterConfig
+from nodepools.config.connection import ClusterConnection
+
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
+AUTH_PLUGIN = "gke-gcloud-auth-plugin"
+
+
+def kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
+    """A kubeconfig (JSON) that authenticates through ``gke-gcloud-auth-plugin``: it holds no secret."""
+    return json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": cluster_name,
+        "clusters": [{"name": cluster_name, "cluster": {
+            "server": endpoint if endpoint.startswith("https://") else f"https://{endpoint}",
+            "certificate-authority-data": ca_data}}],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "users": [{"name": cluster_name, "user": {"exec": {
+            "apiVersion": EXEC_API_VERSION, "command": AUTH_PLUGIN, "provideClusterInfo": True,
+            "interactiveMode": "Never",
+            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+        }}}],
+    }, sort_keys=True)
+
+
+def workload_pool(project: str) -> str:
+    return f"{project}.svc.id.goog"
+
+
+def gke_cluster(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None) -> ClusterConnection:
+    """Create (``mode: create``) or attach to (``mode: attach``) the cluster ``config`` describes."""
+    if config.mode == "create":
+        return _create(config, opts)
+    return _attach(config, opts)
+
+
+def gke_target(config: GkeClusterConfig, cluster_name: Any = None) -> GkeCluster:
+    """The pools' target on this cluster; with no ``cluster_name`` (the config's name
+    is used) it registers nothing, so the stack checks every pool against GKE's rules
+    before the cluster itself registers."""
+    return GkeCluster(config.name if cluster_name is None else cluster_name, location=config.location,
+                      project=config.project, default_zones=tuple(config.zones),
+                      resource_labels=dict(config.resource_labels))
+
+
+def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
+    name = config.name
+    extra: dict[str, Any] = {}
+    if config.database_encryption_key:
+        extra["database_encryption"] = gcp.container.ClusterDatabaseEncryptionArgs(
+            state="ENCRYPTED", key_name=config.database_encryption_key)
+    if config.zones and not GkeContext(project=config.project, location=config.location).is_zonal:
+        extra["node_locations"] = list(config.zones)
+    cluster = gcp.container.Cluster(
+        name, name=name, project=config.project, location=config.location,
+        # Pools come from config; GKE needs one node to create the cluster, then drops it.
+        remove_default_node_pool=True, initial_node_count=1,
+        network=config.network, subnetwork=config.subnetwork, networking_mode="VPC_NATIVE",
+        ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(
+            cluster_secondary_range_name=config.pods_range_name,
+            services_secondary_range_name=config.services_range_name),
+        private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(
+            enable_private_nodes=True, enable_private_endpoint=config.enable_private_endpoint,
+            master_ipv4_cidr_block=config.master_ipv4_cidr_block),
+        master_authorized_networks_config=gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
+            cidr_blocks=[gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(
+                cidr_block=cidr, display_name=f"authorized-{i}") for i, cidr in enumerate(config.master_authorized_cidrs)]),
+        workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
+            workload_pool=workload_pool(config.project)),
+        release_channel=gcp.container.ClusterReleaseChannelArgs(channel=config.release_channel),
+        min_master_version=config.kubernetes_version,
+        enable_shielded_nodes=True,
+        datapath_provider="ADVANCED_DATAPATH",
+        deletion_protection=config.deletion_protection,
+        resource_labels=dict(config.resource_labels) or None,
+        opts=opts, **extra,
+    )
+    ca_data = cluster.master_auth.apply(lambda auth: auth.cluster_ca_certificate if auth else None)
+    config_json = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+        lambda args: kubeconfig(args[0], args[1], args[2]))
+    provider = k8s.Provider(f"{name}-k8s", kubeconfig=config_json, enable_server_side_apply=True,
+                            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[cluster])))
+    return ClusterConnection(gke_target(config, cluster.name), provider, cluster, {
+        "name": cluster.name, "cloud": "gcp", "mode": "create", "project": config.project,
+        "location": config.location, "endpoint": cluster.endpoint,
+        "workloadPool": workload_pool(config.project), "kubernetesVersion": config.kubernetes_version,
+    })
+
+
+def _attach(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
+    name = config.name
+    if config.kubeconfig_context is not None:
+        provider = k8s.Provider(f"{name}-k8s", context=config.kubeconfig_context, enable_server_side_apply=True,
+                                opts=opts)
+    else:
+        provider = k8s.Provider(f"{name}-k8s", enable_server_side_apply=True, opts=opts,
+                                kubeconfig=kubeconfig(name, config.endpoint or "", config.certificate_authority_data or ""))
+    return ClusterConnection(gke_target(config, name), provider, None, {
+        "name": name, "cloud": "gcp", "mode": "attach", "project": config.project, "location": config.location,
+        "endpoint": config.endpoint, "kubernetesVersion": config.kubernetes_version,
+    })

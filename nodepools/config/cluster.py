@@ -1,0 +1,180 @@
+"""Cluster settings of a stack: create a cluster from networking ids, or attach to one by name.
+
+Pure pydantic (no provider SDK): the backends' ``cluster.py`` modules turn these
+into resources. Everything a cluster needs comes from config, never from a
+provider data source, so a stack previews without credentials.
+
+Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.33``; EKS public
+endpoint off; GKE private nodes and private endpoint on, release channel
+``REGULAR``; ``deletion_protection`` on.
+"""
+from __future__ import annotations
+
+import re
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.errors import Problems
+
+_EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+_GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
+_AWS_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+_GCP_PROJECT = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+_VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+_CIDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")
+_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
+
+Mode = Literal["create", "attach"]
+
+
+class _Cluster(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    mode: Mode = "create"
+    kubernetes_version: str = "1.33"
+    deletion_protection: bool = True
+    # Attach mode: how the Kubernetes provider reaches the cluster, without an invoke:
+    # its endpoint and CA bundle, or a context of the deployer's kubeconfig.
+    endpoint: str | None = None
+    certificate_authority_data: str | None = None
+    kubeconfig_context: str | None = None
+
+    CREATE_ONLY: ClassVar[tuple[str, ...]] = ()
+    CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ()
+
+    def _common(self, problems: Problems, name_rule: re.Pattern[str], name_text: str) -> None:
+        if not name_rule.match(self.name):
+            problems.add("name", f"cluster name {self.name!r} is invalid: {name_text}", self.name)
+        if self.kubernetes_version not in SUPPORTED_KUBERNETES_VERSIONS:
+            problems.add("kubernetes_version", f"kubernetes_version {self.kubernetes_version!r} is not supported "
+                         f"(allowed: {', '.join(SUPPORTED_KUBERNETES_VERSIONS)})", self.kubernetes_version)
+        if self.mode == "create":
+            for field in ("endpoint", "certificate_authority_data", "kubeconfig_context"):
+                if getattr(self, field) is not None:
+                    problems.add(field, f"{field} is for mode 'attach' only: a created cluster wires the "
+                                 "Kubernetes provider from its own outputs", getattr(self, field))
+            for field in self.CREATE_REQUIRED:
+                if not getattr(self, field):
+                    problems.add(field, f"{field} is required to create a cluster (mode 'create')", None)
+            return
+        for field in self.CREATE_ONLY:
+            if field in self.model_fields_set:
+                problems.add(field, f"{field} is for mode 'create' only: an attached cluster is not managed "
+                             "by this stack", getattr(self, field))
+        has_endpoint = self.endpoint is not None or self.certificate_authority_data is not None
+        if has_endpoint and (self.endpoint is None or self.certificate_authority_data is None):
+            missing = "endpoint" if self.endpoint is None else "certificate_authority_data"
+            problems.add(missing, "mode 'attach' needs endpoint and certificate_authority_data together", None)
+        if has_endpoint == (self.kubeconfig_context is not None):
+            problems.add("mode", "mode 'attach' needs exactly one way to reach the cluster: endpoint + "
+                         "certificate_authority_data, or kubeconfig_context", self.mode)
+        if self.endpoint is not None and not self.endpoint.startswith("https://"):
+            problems.add("endpoint", f"endpoint {self.endpoint!r} must start with https://", self.endpoint)
+
+
+class EksClusterConfig(_Cluster):
+    """An EKS cluster. ``subnet_ids`` (private subnets in >= 2 zones) host the
+    control-plane ENIs and, unless a pool names its own, the nodes; needed in both
+    modes because node groups need them and we never look them up."""
+
+    cloud: Literal["aws"]
+    region: str
+    subnet_ids: list[str] = Field(min_length=2)
+    vpc_id: str | None = None
+    endpoint_public_access: bool = False
+    public_access_cidrs: list[str] = Field(default_factory=list)
+    kms_key_arn: str | None = None
+    cluster_role_arn: str | None = None
+    node_role_arn: str | None = None
+    log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
+        default_factory=lambda: ["api", "audit", "authenticator"])
+    # Attach mode: the existing cluster's IRSA provider (else the autoscaler gets no IRSA role).
+    oidc_provider_arn: str | None = None
+    oidc_issuer_url: str | None = None
+    # AWS tags on every resource the stack creates (cluster, roles, key, node groups).
+    tags: dict[str, str] = Field(default_factory=dict)
+
+    CREATE_ONLY: ClassVar[tuple[str, ...]] = ("vpc_id", "endpoint_public_access", "public_access_cidrs", "kms_key_arn", "cluster_role_arn",
+                    "log_types", "deletion_protection")
+
+    @model_validator(mode="after")
+    def _check(self) -> "EksClusterConfig":
+        problems = Problems()
+        self._common(problems, _EKS_NAME, "1-100 letters, digits, '-' or '_', starting alphanumeric")
+        if not _AWS_REGION.match(self.region):
+            problems.add("region", f"region {self.region!r} is not an AWS region (e.g. us-west-2)", self.region)
+        for i, subnet in enumerate(self.subnet_ids):
+            if not _SUBNET.match(subnet):
+                problems.add(("subnet_ids", i), f"{subnet!r} is not a subnet id (subnet-<8 or 17 hex>)", subnet)
+        if self.vpc_id is not None and not _VPC.match(self.vpc_id):
+            problems.add("vpc_id", f"{self.vpc_id!r} is not a VPC id (vpc-<8 or 17 hex>)", self.vpc_id)
+        for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn"):
+            value = getattr(self, field)
+            if value is not None and not _ARN.match(value):
+                problems.add(field, f"{field} {value!r} is not an ARN (arn:aws:...)", value)
+        if self.public_access_cidrs and not self.endpoint_public_access:
+            problems.add("public_access_cidrs", "public_access_cidrs needs endpoint_public_access: true",
+                         self.public_access_cidrs)
+        if self.endpoint_public_access and not self.public_access_cidrs:
+            problems.add("public_access_cidrs", "a public endpoint must name the CIDRs allowed to reach it "
+                         "(0.0.0.0/0 is never the default)", [])
+        _check_cidrs(problems, "public_access_cidrs", self.public_access_cidrs)
+        if (self.oidc_provider_arn is None) != (self.oidc_issuer_url is None):
+            problems.add("oidc_provider_arn", "oidc_provider_arn and oidc_issuer_url go together", None)
+        if self.mode == "create" and self.oidc_provider_arn is not None:
+            problems.add("oidc_provider_arn", "a created cluster gets its own OIDC provider; oidc_provider_arn "
+                         "is for mode 'attach'", self.oidc_provider_arn)
+        problems.raise_if_any("EksClusterConfig")
+        return self
+
+
+class GkeClusterConfig(_Cluster):
+    """A GKE Standard cluster with private nodes, Workload Identity and shielded nodes."""
+
+    cloud: Literal["gcp"]
+    project: str
+    location: str
+    # Node locations for pools that name none (a regional cluster's zones).
+    zones: list[str] = Field(default_factory=list)
+    network: str | None = None
+    subnetwork: str | None = None
+    pods_range_name: str | None = None
+    services_range_name: str | None = None
+    master_ipv4_cidr_block: str = "172.16.0.0/28"
+    enable_private_endpoint: bool = True
+    master_authorized_cidrs: list[str] = Field(default_factory=list)
+    release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    database_encryption_key: str | None = None
+    # GCP labels on the cluster and every node VM and disk.
+    resource_labels: dict[str, str] = Field(default_factory=dict)
+
+    CREATE_ONLY: ClassVar[tuple[str, ...]] = ("network", "subnetwork", "pods_range_name", "services_range_name", "master_ipv4_cidr_block",
+                    "enable_private_endpoint", "master_authorized_cidrs", "release_channel",
+                    "database_encryption_key", "deletion_protection")
+    CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ("network", "subnetwork", "pods_range_name", "services_range_name")
+
+    @model_validator(mode="after")
+    def _check(self) -> "GkeClusterConfig":
+        problems = Problems()
+        self._common(problems, _GKE_NAME, "1-40 lowercase letters, digits or '-', starting with a letter")
+        if not _GCP_PROJECT.match(self.project):
+            problems.add("project", f"project {self.project!r} is not a GCP project id", self.project)
+        _check_cidrs(problems, "master_authorized_cidrs", self.master_authorized_cidrs)
+        _check_cidrs(problems, "master_ipv4_cidr_block", [self.master_ipv4_cidr_block], single=True)
+        if self.zones and not all(z.startswith(self.location) for z in self.zones):
+            problems.add("zones", f"zones {self.zones} must lie in location {self.location!r}", self.zones)
+        problems.raise_if_any("GkeClusterConfig")
+        return self
+
+
+def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> None:
+    for i, cidr in enumerate(cidrs):
+        if not _CIDR.match(cidr):
+            problems.add(field if single else (field, i), f"{cidr!r} is not an IPv4 CIDR (a.b.c.d/n)", cidr)
+
+
+ClusterConfig = EksClusterConfig | GkeClusterConfig

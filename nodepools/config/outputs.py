@@ -1,0 +1,35 @@
+"""What a stack exports per pool, for app stacks reading it through a StackReference.
+
+Shape of ``pools[<name>]`` (camelCase, as the NodePool component's own outputs):
+``poolClass``, ``capacity``, ``minNodes``, ``maxNodes``, ``instanceTypes``,
+``gpu`` (``{model, countPerNode}`` or None), ``nodeLabels``, ``nodeTaints``
+(Kubernetes shape) and ``contract``: the ``tolerations``, ``affinity`` and
+``nodeSelector`` a pod template needs to land on the pool.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from nodepools.components.pools import NodePool
+
+
+def pool_outputs(pool: NodePool) -> dict[str, Any]:
+    spec = pool.spec
+    gpu = None
+    if spec.has_gpu and spec.gpu_model is not None:
+        gpu = {"model": spec.gpu_model.value, "countPerNode": spec.gpus_per_node}
+    return {
+        "poolClass": spec.pool_class.value,
+        "capacity": spec.capacity.value,
+        "minNodes": spec.min_nodes,
+        "maxNodes": spec.max_nodes,
+        "instanceTypes": list(spec.instance_types),
+        "gpu": gpu,
+        "nodeLabels": dict(pool.node_labels),
+        "nodeTaints": list(pool.node_taints),
+        "contract": pool.contract.as_dict(),
+    }
+
+
+def pools_outputs(pools: Mapping[str, NodePool]) -> dict[str, dict[str, Any]]:
+    return {name: pool_outputs(pool) for name, pool in pools.items()}

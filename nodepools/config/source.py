@@ -1,0 +1,52 @@
+"""Where a stack's config comes from: Pulumi's runtime config, or a ``Pulumi.<env>.yaml`` file.
+
+Pulumi hands structured values to the program as JSON strings; a key that is not
+JSON (``layout: specialized``) stays a plain string. Keys of other namespaces
+(``aws:region``) are left to their providers.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+from pulumi.runtime.config import CONFIG, get_config_env
+
+from nodepools.config.stack import NAMESPACE, StackConfig, StackConfigError, load_stack_config
+
+
+def _parse(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def namespaced(flat: Mapping[str, Any], namespace: str = NAMESPACE) -> dict[str, Any]:
+    """``{"nodepools:pools": "[...]"}`` -> ``{"pools": [...]}`` (other namespaces dropped)."""
+    prefix = f"{namespace}:"
+    return {key[len(prefix):]: _parse(value) for key, value in flat.items() if key.startswith(prefix)}
+
+
+def from_pulumi() -> StackConfig:
+    """The running program's stack config (``pulumi up``/``preview``, or the offline engine)."""
+    flat = {**get_config_env(), **CONFIG.get()}
+    return load_stack_config(namespaced(flat))
+
+
+def read_stack_file(path: str | Path) -> dict[str, Any]:
+    """The ``config:`` map of a ``Pulumi.<env>.yaml`` file, values as YAML gives them."""
+    path = Path(path)
+    try:
+        document = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise StackConfigError([f"{path.name}: not valid YAML: {err}"]) from None
+    config = document.get("config") if isinstance(document, dict) else None
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise StackConfigError([f"{path.name}: 'config' must be a mapping of keys to values"])
+    return config

@@ -1,0 +1,142 @@
+"""The structured config of one stack, validated into the spec before anything registers.
+
+A stack's ``Pulumi.<env>.yaml`` holds these keys in the ``nodepools`` namespace:
+``cluster`` (``nodepools.config.cluster``), ``layout`` (``flat`` | ``specialized``),
+``pools`` (a list of ``PoolSpec`` fields) and ``guardrails`` (the guardrails spec;
+default: every guardrail at its default). Every problem of every key is reported
+in one ``StackConfigError`` whose lines name the config path, e.g.
+``nodepools:pools[2].min_nodes: min_nodes (5) must be <= max_nodes (3)``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from nodepools.backends.base import ClusterTarget
+from nodepools.config.cluster import EksClusterConfig, GkeClusterConfig
+from nodepools.config.guardrails import GuardrailsConfig, validate_platform
+from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
+from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.errors import Problems, dotted
+from nodepools.spec.pool import PoolSpec
+from nodepools.vocabulary import Cloud
+
+NAMESPACE = "nodepools"
+KEYS = ("cluster", "layout", "pools", "guardrails")
+
+
+class StackConfigError(pulumi.RunError):
+    """Every bad field of a stack's config, one ``path: message`` line each.
+
+    A ``pulumi.RunError``, so the Pulumi CLI prints the lines without a traceback."""
+
+    def __init__(self, lines: list[str], validation_error: ValidationError | None = None) -> None:
+        self.lines = lines
+        self.validation_error = validation_error
+        head = f"stack config has {len(lines)} problem{'s' if len(lines) != 1 else ''} (nothing was registered):"
+        super().__init__("\n  ".join([head, *lines]))
+
+
+class StackConfig(BaseModel):
+    """One stack: its cluster, layout, pools and guardrails."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cluster: EksClusterConfig | GkeClusterConfig = Field(discriminator="cloud")
+    layout: Layout
+    pools: list[PoolSpec] = Field(min_length=1, max_length=50)
+    guardrails: GuardrailsConfig = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> "StackConfig":
+        problems = Problems()
+        absorb(problems, lambda: ClusterPools(cloud=self.cluster.cloud, pools=self.pools))
+        if self.layout is Layout.FLAT and (why := flat_layout_problem(self.pools)):
+            problems.add("layout", why, self.layout.value)
+        if not problems:
+            absorb(problems, lambda: validate_platform(self.pools, self.guardrails))
+        problems.raise_if_any("StackConfig")
+        return self
+
+    @property
+    def cloud(self) -> Cloud:
+        return Cloud(self.cluster.cloud)
+
+    @property
+    def verdict(self) -> LayoutVerdict:
+        return layout_verdict(self.layout, self.pools)
+
+
+def absorb(problems: Problems, build: Any, prefix: tuple[str | int, ...] = ()) -> Any:
+    """Run ``build``; move the problems of a ValidationError it raises into ``problems``."""
+    try:
+        return build()
+    except ValidationError as err:
+        for item in err.errors(include_url=False):
+            problems.add(prefix + tuple(item["loc"]), _message(item), item.get("input"))
+        return None
+
+
+def _message(item: Mapping[str, Any]) -> str:
+    msg = str(item["msg"])
+    return msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
+
+
+def config_path(loc: tuple[str | int, ...]) -> str:
+    """``('pools', 2, 'min_nodes')`` -> ``nodepools:pools[2].min_nodes``."""
+    if not loc:
+        return NAMESPACE
+    head, rest = str(loc[0]), tuple(loc[1:])
+    if head == "cluster" and rest and rest[0] in {c.value for c in Cloud}:
+        rest = rest[1:]  # the discriminated union's tag is not part of the user's path
+    return dotted(rest, f"{NAMESPACE}:{head}")
+
+
+# PoolSpec fills these from the class preset; with a bad class they are "missing" only as an echo.
+_PRESET_FIELDS = ("capacity", "min_nodes", "max_nodes", "disk_size_gib")
+
+
+def _describe(err: ValidationError) -> list[str]:
+    items = err.errors(include_url=False)
+    bad_class = {tuple(i["loc"][:2]) for i in items if i["loc"][:1] == ("pools",) and i["loc"][2:] == ("pool_class",)}
+    lines = []
+    for item in items:
+        loc, msg = tuple(item["loc"]), _message(item)
+        if item["type"] == "missing" and loc[:2] in bad_class and loc[2:] in [(f,) for f in _PRESET_FIELDS]:
+            continue
+        if item["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            got = (item.get("ctx") or {}).get("tag", "nothing")
+            loc, msg = loc + ("cloud",), f"cloud must be one of: {', '.join(c.value for c in Cloud)} (got {got})"
+        elif item["type"] == "extra_forbidden" and len(loc) == 1:
+            msg = f"unknown config key (allowed: {', '.join(f'{NAMESPACE}:{k}' for k in KEYS)})"
+        elif item["type"] == "extra_forbidden":
+            msg = "unknown field"
+        lines.append(f"{config_path(loc)}: {msg}")
+    return lines
+
+
+def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
+    """Validate ``raw`` (config keys without the namespace, values parsed) or raise
+    ``StackConfigError`` listing every problem."""
+    try:
+        return StackConfig.model_validate(dict(raw))
+    except ValidationError as err:
+        raise StackConfigError(_describe(err), err) from None
+
+
+def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget]) -> ClusterTarget:
+    """Build the cluster's pool target from config alone (``make_target`` must
+    register nothing) and check every pool against that cloud's rules, so a pool
+    the cloud refuses stops the stack before its cluster registers."""
+    problems = Problems()
+    target = absorb(problems, make_target, ("cluster",))
+    if target is not None:
+        for i, pool in enumerate(config.pools):
+            absorb(problems, lambda pool=pool: target.check_pool(pool), ("pools", i))
+    try:
+        problems.raise_if_any("StackConfig")
+    except ValidationError as err:
+        raise StackConfigError(_describe(err), err) from None
+    return target
