@@ -211,3 +211,18 @@ def test_same_program_registers_identical_inputs_twice(up):
     again = run_program(four_pools, preview=False)
     assert sorted((r.urn, r.wire.SerializeToString(deterministic=True)) for r in again.resources) == sorted(
         (r.urn, r.wire.SerializeToString(deterministic=True)) for r in up.resources)
+
+
+def test_explicit_provider_reaches_every_resource():
+    import pulumi_aws as aws
+
+    def program():
+        west = aws.Provider("west", region="us-west-2")
+        GpuTrainingPool("train", EksCluster("prod", ["subnet-a"], provider=west), instance_types=["g5.xlarge"],
+                        placement="compact")
+
+    run = run_program(program, preview=False)
+    [provider] = run.of_type("pulumi:providers:aws")
+    children = [r for r in run.resources if r.type.startswith("aws:")]
+    assert len(children) > 10
+    assert {r.provider.rsplit("::", 1)[0] for r in children} == {provider.urn}
