@@ -1,0 +1,195 @@
+"""Where can every workload of a stack land? Verdicts per pod template x pool, and a summary per workload.
+
+Public API (stable; used by the offline plan and the policies ``schedulable``,
+``gpu-nodes-gpu-only`` and ``resident-off-spot``):
+
+- ``analyze(resources, namespace_labels=None) -> PlacementReport``: ``resources``
+  as ``nodepools.placement.stack`` accepts them; ``namespace_labels`` maps a
+  namespace name to its labels (merged over the stack's own Namespaces) for
+  class resolution.
+- ``PlacementReport.verdicts``: one ``Verdict`` per pod template x pool of its
+  cluster (``fit`` FITS / NO / UNKNOWN, ``reason`` the first failing check in the
+  fixed order TAINT, NODE_SELECTOR, AFFINITY, SIZE, ``detail`` for people).
+- ``PlacementReport.summaries``: one ``Summary`` per workload: ``unschedulable``
+  (True only when some template definitely fits no pool of its cluster),
+  ``gpu_pools_without_gpu`` and ``spot_pools_while_resident`` (pool names it
+  definitely reaches). Policies should flag only definite answers.
+- ``judge(spec, pool) -> Judgement``: one pod spec against one pool.
+
+A check that reads an input unknown at preview answers UNKNOWN; a definite
+failure of any check still decides NO, so an unknown never produces a false
+"unschedulable" and never a false "fits".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Iterable, Mapping
+
+from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, pod_requests
+from nodepools.inventory.podspec import required_node_terms, tolerations
+from nodepools.inventory.pools import PoolView
+from nodepools.inventory.values import UNKNOWN, dig, is_unknown
+from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
+from nodepools.placement.affinity import affinity_matches, selector_matches
+from nodepools.placement.capacity import fits_pool
+from nodepools.placement.nodelabels import node_labels
+from nodepools.placement.stack import Stack, read_stack
+from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
+from nodepools.placement.tri import Tri
+from nodepools.vocabulary import PoolClass
+
+# Classes that must never run on interruptible capacity (design.md section 3, resident-off-spot).
+ALWAYS_ON_CLASSES = (PoolClass.RESIDENT, PoolClass.GPU_INFERENCE)
+
+
+class Fit(str, Enum):
+    FITS = "fits"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+class Reason(str, Enum):
+    """The checks, in the order they are reported."""
+
+    TAINT = "taint"
+    NODE_SELECTOR = "node-selector"
+    AFFINITY = "affinity"
+    SIZE = "size"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    fit: Fit
+    reason: Reason | None  # the failing check (NO) or the undecided one (UNKNOWN)
+    detail: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    workload: Workload
+    template: PodTemplate
+    pool: PoolView
+    fit: Fit
+    reason: Reason | None
+    detail: str
+    same_cluster: Tri  # True, or UNKNOWN when the workload's cluster cannot be told
+
+
+def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
+    explicit = UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec)
+    answer, taint = untolerated(effective_tolerations(spec, explicit), pool.taints)
+    if answer is False:
+        return False, f"untolerated taint {taint_text(taint)}"
+    if is_unknown(answer):
+        what = f"taint {taint_text(taint)}" if taint else "the pool's taints"
+        return UNKNOWN, f"cannot judge {what} at preview"
+    return True, ""
+
+
+def _size_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
+    if has_unknown_resources(spec):
+        return UNKNOWN, "resource requests unknown at preview"
+    return fits_pool(pod_requests(spec), pool)
+
+
+def judge(spec: dict, pool: PoolView) -> Judgement:
+    """One pod spec (plain dict) against one node of ``pool``."""
+    labels = node_labels(pool)
+    selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
+    checks = (
+        (Reason.TAINT, lambda: _taint_check(spec, pool)),
+        (Reason.NODE_SELECTOR, lambda: selector_matches(selector, labels)),
+        (Reason.AFFINITY, lambda: affinity_matches(required_node_terms(spec), labels)),
+        (Reason.SIZE, lambda: _size_check(spec, pool)),
+    )
+    undecided: Judgement | None = None
+    for reason, check in checks:
+        answer, detail = check()
+        if answer is False:
+            return Judgement(Fit.NO, reason, detail)
+        if is_unknown(answer) and undecided is None:
+            undecided = Judgement(Fit.UNKNOWN, reason, detail)
+    return undecided or Judgement(Fit.FITS, None, "")
+
+
+@dataclass(frozen=True)
+class Summary:
+    workload: Workload
+    workload_class: PoolClass | None
+    requests_gpu: Tri  # some template requests nvidia.com/gpu
+    reachable: tuple[str, ...]  # pools of its cluster some template definitely fits
+    unschedulable: Tri
+    gpu_pools_without_gpu: tuple[str, ...]  # GPU pools reached by a template requesting no GPU
+    spot_pools_while_resident: tuple[str, ...]  # spot pools reached while resident / gpu-inference
+    why_not: tuple[str, ...]  # "<pool>: <detail>" per pool, for an unschedulable workload
+
+    @property
+    def flagged(self) -> bool:
+        return self.unschedulable is True or bool(self.gpu_pools_without_gpu or self.spot_pools_while_resident)
+
+
+@dataclass(frozen=True)
+class PlacementReport:
+    pools: tuple[PoolView, ...]
+    verdicts: tuple[Verdict, ...]
+    summaries: tuple[Summary, ...]
+
+    def summary(self, workload_name: str) -> Summary:
+        """The summary of the workload named ``workload_name`` (its metadata.name or resource name)."""
+        matches = [s for s in self.summaries if s.workload.name == workload_name]
+        if len(matches) != 1:
+            raise KeyError(f"{len(matches)} workloads named {workload_name!r}")
+        return matches[0]
+
+    def verdict(self, workload_name: str, pool_name: str, role: str = "") -> Verdict:
+        matches = [x for x in self.verdicts if x.workload.name == workload_name and x.pool.name == pool_name
+                   and x.template.role == role]
+        if len(matches) != 1:
+            raise KeyError(f"{len(matches)} verdicts for {workload_name!r} on {pool_name!r}")
+        return matches[0]
+
+
+def _template_gpu(template: PodTemplate) -> Tri:
+    return UNKNOWN if has_unknown_resources(template.spec) else gpu_request(template.spec) > 0
+
+
+def _summarize(stack: Stack, workload: Workload, verdicts: list[Verdict]) -> Summary:
+    workload_class = resolve_class(workload, stack.namespace_labels)
+    definite = [x for x in verdicts if x.fit is Fit.FITS and x.same_cluster is True]
+    none_fit = [t for t in workload.templates
+                if verdicts and all(x.fit is Fit.NO for x in verdicts if x.template is t)]
+    all_fit = all(any(x.template is t for x in definite) for t in workload.templates)
+    unschedulable: Tri = True if none_fit else (False if all_fit and verdicts else UNKNOWN)
+    gpu_answers = [_template_gpu(t) for t in workload.templates]
+    requests_gpu = True if True in gpu_answers else (UNKNOWN if any(map(is_unknown, gpu_answers)) else False)
+    gpu_misuse = [x.pool.name for x in definite if x.pool.is_gpu is True and _template_gpu(x.template) is False]
+    spot = [x.pool.name for x in definite if workload_class in ALWAYS_ON_CLASSES and x.pool.spot is True]
+    why = [f"{x.pool.name}{'/' + x.template.role if x.template.role else ''}: {x.detail}"
+           for x in verdicts if none_fit and x.template is none_fit[0]]
+    return Summary(workload, workload_class, requests_gpu, _unique(x.pool.name for x in definite), unschedulable,
+                   _unique(gpu_misuse), _unique(spot), tuple(why))
+
+
+def _unique(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None
+            ) -> PlacementReport:
+    """Judge every workload of ``resources`` against the pools of its cluster."""
+    stack = read_stack(resources, namespace_labels)
+    verdicts: list[Verdict] = []
+    summaries: list[Summary] = []
+    for workload in stack.workloads:
+        mine = []
+        for pool in stack.pools:
+            member = stack.member(workload, pool)
+            if member is False:
+                continue
+            for template in workload.templates:
+                j = judge(template.spec, pool)
+                mine.append(Verdict(workload, template, pool, j.fit, j.reason, j.detail, member))
+        verdicts.extend(mine)
+        summaries.append(_summarize(stack, workload, mine))
+    return PlacementReport(stack.pools, tuple(verdicts), tuple(summaries))

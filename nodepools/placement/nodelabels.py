@@ -1,0 +1,79 @@
+"""The labels a node of a pool carries, as the scheduler will see them.
+
+``PoolView.labels`` holds what the pool declares plus what the cloud sets from
+the pool itself (node group / node pool name, capacity type, instance type).
+Every node also carries labels the kubelet and cloud set per node, whose values
+differ between nodes of one pool (hostname, zone, region): those are *present*
+with an unknown value, so ``Exists`` on them is judged and ``In`` is not.
+
+Keys under a cloud's own prefix that the reader does not model (e.g.
+``cloud.google.com/machine-family``), NFD's ``feature.node.kubernetes.io/`` and,
+on GPU pools, GPU feature discovery's ``nvidia.com/`` may be present: they are
+*undecided* rather than absent, so selecting on them never yields a false
+"unschedulable". Any other key the pool does not declare is absent.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from nodepools import vocabulary as v
+from nodepools.inventory.pools import PoolView
+from nodepools.inventory.values import UNKNOWN, is_unknown
+from nodepools.placement.tri import Tri
+
+# Labels the kubelet sets on every node (kubelet initialNode / cloud node manager).
+LABEL_OS = "kubernetes.io/os"
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_REGION = "topology.kubernetes.io/region"
+# Deprecated aliases the kubelet / cloud node manager still set beside the stable keys.
+_BETA_ALIASES = {
+    "beta.kubernetes.io/os": LABEL_OS,
+    "beta.kubernetes.io/arch": v.LABEL_ARCH,
+    "beta.kubernetes.io/instance-type": v.LABEL_INSTANCE_TYPE,
+    "failure-domain.beta.kubernetes.io/zone": v.LABEL_ZONE,
+    "failure-domain.beta.kubernetes.io/region": LABEL_REGION,
+}
+# Present on every node, value per node (or per instance type of a mixed pool).
+_PER_NODE = (LABEL_HOSTNAME, v.LABEL_ZONE, LABEL_REGION, v.LABEL_INSTANCE_TYPE, v.LABEL_ARCH, LABEL_OS)
+# Prefixes under which the cloud adds labels the pool reader does not model.
+_OPEN_PREFIXES = {
+    v.TYPE_EKS_NODE_GROUP: ("eks.amazonaws.com/", "topology.ebs.csi.aws.com/"),
+    v.TYPE_GKE_NODE_POOL: ("cloud.google.com/", "topology.gke.io/"),
+}
+_OPEN_EVERYWHERE = ("feature.node.kubernetes.io/",)
+_OPEN_ON_GPU = ("nvidia.com/",)
+# Keys the reader models exactly: their absence is definite.
+_MODELLED = frozenset({v.LABEL_EKS_NODEGROUP, v.LABEL_EKS_CAPACITY_TYPE, v.LABEL_GKE_NODEPOOL, v.LABEL_GKE_SPOT,
+                       v.LABEL_GKE_ACCELERATOR, v.LABEL_GPU_PRESENT})
+
+
+@dataclass(frozen=True)
+class NodeLabels:
+    """Label lookup for one (any) node of a pool."""
+
+    known: Mapping[str, Any]  # key -> value, or UNKNOWN when present with a per-node value
+    open_prefixes: tuple[str, ...] = ()
+    partial: bool = False  # the pool's own label map is unknown: any key may be present
+
+    def lookup(self, key: str) -> tuple[Tri, Any]:
+        """(present, value): present is True/False/UNKNOWN; value UNKNOWN unless known."""
+        if key in self.known:
+            return True, self.known[key]
+        if self.partial or (key not in _MODELLED and key.startswith(self.open_prefixes)):
+            return UNKNOWN, UNKNOWN
+        return False, None
+
+
+def node_labels(pool: PoolView) -> NodeLabels:
+    known: dict[str, Any] = dict(pool.labels)
+    if not is_unknown(pool.os):
+        known.setdefault(LABEL_OS, pool.os)
+    for key in _PER_NODE:
+        known.setdefault(key, UNKNOWN)
+    for alias, stable in _BETA_ALIASES.items():
+        known.setdefault(alias, known[stable])
+    prefixes = _OPEN_PREFIXES.get(pool.type, ()) + _OPEN_EVERYWHERE
+    if pool.is_gpu is not False:
+        prefixes += _OPEN_ON_GPU
+    return NodeLabels(known, prefixes, pool.labels_partial)

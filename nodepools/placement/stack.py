@@ -1,0 +1,120 @@
+"""The stack as placement sees it: pools, workloads, namespaces and which cluster each belongs to.
+
+Accepts the resources of a mocked run (``nodepools.offline.engine.Registration``:
+``.type .urn .name .inputs .provider .dependencies``), the policy pack's stack
+resources (``.props``, ``.provider.urn``, ``.dependencies`` as resources) or
+plain dicts with the same keys.
+
+Which cluster a resource belongs to (the choice, documented for users):
+
+- A pool belongs to the EKS/GKE cluster resource it depends on (its
+  ``clusterName``/``cluster`` input comes from that cluster's outputs), else to
+  the cluster its ``clusterName``/``cluster`` input names.
+- A workload belongs to the cluster its Kubernetes provider depends on (the
+  provider's kubeconfig is built from the cluster's outputs).
+- A cluster is keyed by its ``name`` input when known, else by its URN.
+- When both are known they must be equal. When the stack's pools name at most
+  one cluster, a workload or pool whose cluster cannot be told is taken to be
+  in it: the common one-cluster stack needs no provider wiring.
+  Otherwise a workload whose cluster cannot be told is judged against every
+  pool, but only "fits no pool at all" is concluded for it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from nodepools import vocabulary as v
+from nodepools.inventory.pools import PoolView, read_pool
+from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, plain, str_map
+from nodepools.inventory.workloads import Workload, read_workload
+from nodepools.placement.tri import Tri
+
+
+@dataclass(frozen=True)
+class StackResource:
+    type: str
+    urn: str
+    name: str
+    props: Any
+    provider: str  # provider URN, "" when none is recorded
+    dependencies: tuple[str, ...]
+
+
+def _urn_of(ref: Any) -> str:
+    if ref is None or ref == "":
+        return ""
+    if isinstance(ref, str):
+        # The engine's provider reference is "<urn>::<id>"; a URN itself contains "::".
+        return ref.rsplit("::", 1)[0] if ref.count("::") > 3 else ref
+    return str(getattr(ref, "urn", "") or "")
+
+
+def normalize(resource: Any) -> StackResource:
+    """One resource of any accepted shape."""
+    get = resource.get if isinstance(resource, Mapping) else (lambda k, d=None: getattr(resource, k, d))
+    props = get("inputs") if get("inputs") is not None else get("props")
+    deps = tuple(_urn_of(d) for d in (get("dependencies") or ()))
+    return StackResource(str(get("type", "")), str(get("urn", "")), str(get("name", "")), props or {},
+                         _urn_of(get("provider")), deps)
+
+
+@dataclass(frozen=True)
+class Stack:
+    pools: tuple[PoolView, ...]
+    workloads: tuple[Workload, ...]
+    namespace_labels: Mapping[str, Mapping[str, Any]]
+    pool_cluster: Mapping[str, Any]  # pool urn -> cluster key or UNKNOWN
+    workload_cluster: Mapping[str, Any]  # workload urn -> cluster key or UNKNOWN
+    one_cluster: bool
+
+    def member(self, workload: Workload, pool: PoolView) -> Tri:
+        """Whether ``pool`` is in ``workload``'s cluster."""
+        w, p = self.workload_cluster.get(workload.urn, UNKNOWN), self.pool_cluster.get(pool.urn, UNKNOWN)
+        if not is_unknown(w) and not is_unknown(p):
+            return w == p
+        return True if self.one_cluster else UNKNOWN
+
+
+def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None) -> Stack:
+    items = [normalize(r) for r in resources]
+    by_urn = {r.urn: r for r in items}
+    clusters = {r.urn: _cluster_key(r) for r in items if r.type in v.CLUSTER_RESOURCE_TYPES}
+
+    def cluster_via_dependencies(resource: StackResource | None) -> Any:
+        keys = [clusters[d] for d in (resource.dependencies if resource else ()) if d in clusters]
+        return keys[0] if keys else UNKNOWN
+
+    pools, pool_cluster = [], {}
+    workloads, workload_cluster = [], {}
+    for r in items:
+        pool = read_pool(r.type, r.props, r.urn, r.name)
+        if pool is not None:
+            pools.append(pool)
+            key = cluster_via_dependencies(r)
+            pool_cluster[r.urn] = key if not is_unknown(key) else (pool.cluster if isinstance(pool.cluster, str) else UNKNOWN)
+        workload = read_workload(r.type, r.props, r.urn, r.name)
+        if workload is not None:
+            workloads.append(workload)
+            workload_cluster[r.urn] = cluster_via_dependencies(by_urn.get(r.provider))
+    known = {k for k in pool_cluster.values() if not is_unknown(k)}
+    return Stack(tuple(pools), tuple(workloads), {**_namespaces(items), **(namespace_labels or {})},
+                 pool_cluster, workload_cluster, len(known) <= 1)
+
+
+def _cluster_key(resource: StackResource) -> str:
+    name = as_dict(plain(resource.props)).get("name")
+    return name if isinstance(name, str) else resource.urn
+
+
+def _namespaces(items: list[StackResource]) -> dict[str, dict[str, Any]]:
+    """Labels of the Namespaces the stack declares, by their metadata.name."""
+    out = {}
+    for r in items:
+        if r.type != v.TYPE_NAMESPACE:
+            continue
+        meta = as_dict(as_dict(plain(r.props)).get("metadata"))
+        name = meta.get("name")
+        if isinstance(name, str):
+            out[name] = str_map(meta.get("labels"))
+    return out
