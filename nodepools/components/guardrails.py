@@ -1,0 +1,120 @@
+"""The ``Guardrails`` component: registers the plan of ``nodepools.guardrails`` through one Kubernetes provider.
+
+Only pulumi-kubernetes here (no cloud SDK): typed resources for built-in
+objects, ``helm.v3.Release`` for the pinned add-ons, ``CustomResource`` for
+Kueue and the PrometheusRule. Custom resources depend on the release that
+installs their CRDs and webhooks; namespaced objects depend on their namespace.
+Everything is validated before ``super().__init__``, so bad input registers nothing.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
+from nodepools.guardrails.checks import guardrail_problems
+from nodepools.guardrails.plan import GuardrailsPlan, build_plan
+from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.errors import Problems
+from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
+
+
+def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: Problems,
+                   root: tuple[str | int, ...] = ()) -> None:
+    """Problems of the arguments the cloud's add-ons need (the region, the cloud itself)."""
+    if cluster.cloud is not cloud:
+        problems.add(root + ("cloud",), f"cloud {cloud.value!r} differs from the pools' cloud "
+                     f"{cluster.cloud.value!r}", cloud.value)
+    addons = CLOUD_ADDONS[cloud]
+    if addons.cluster_autoscaler and addons.autoscaler_region_value and region is None:
+        problems.add(root + ("region",), f"cluster-autoscaler on {cloud.value} needs the cluster's region (its "
+                     "chart otherwise defaults to us-east-1 and would find no node groups)", None)
+
+
+class Guardrails(pulumi.ComponentResource):
+    """PriorityClasses, namespaces with quotas and LimitRanges, the cloud's add-ons,
+    Kueue and the throttling alerts of one cluster.
+
+    ``autoscaler_role_arn`` annotates the autoscaler's service account (IRSA on
+    EKS; None leaves it unannotated, e.g. for EKS Pod Identity). ``region`` is
+    required where the cloud's autoscaler chart needs it (EKS). Outputs:
+    ``namespaces`` (class -> name), ``local_queues`` (class -> queue name),
+    ``releases`` (key -> Helm release), ``plan`` (the built objects).
+    """
+
+    plan: GuardrailsPlan
+
+    def __init__(self, resource_name: str, pools: ClusterPools, spec: GuardrailsSpec, cloud: Cloud,
+                 cluster_name: pulumi.Input[str], k8s_provider: k8s.Provider,
+                 autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        problems = Problems()
+        addon_problems(Cloud(cloud), pools, region, problems)
+        guardrail_problems(spec, pools.pools, problems, ("spec",))
+        problems.raise_if_any("Guardrails")
+        plan = build_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
+        super().__init__(COMPONENT_GUARDRAILS, resource_name, None, opts)
+        self.plan = plan
+        self._name = resource_name
+        self._provider = k8s_provider
+        self.priority_class_resources = {
+            o["metadata"]["name"]: self._typed(k8s.scheduling.v1.PriorityClass, f"pc-{o['metadata']['name']}", o)
+            for o in plan.priority_classes}
+        self.namespace_resources = {c: self._typed(k8s.core.v1.Namespace, f"ns-{c.value}", o)
+                                    for c, o in plan.namespaces.items()}
+        for c, o in plan.resource_quotas:
+            self._typed(k8s.core.v1.ResourceQuota, f"quota-{c.value}-{o['metadata']['name']}", o,
+                        [self.namespace_resources[c]])
+        for c, o in plan.limit_ranges:
+            self._typed(k8s.core.v1.LimitRange, f"limits-{c.value}", o, [self.namespace_resources[c]])
+        self.releases = {r.key: self._release(r) for r in plan.releases}
+        self._register_kueue(plan)
+        if plan.prometheus_rule is not None:
+            ns = [self.namespace_resources[plan.alerts_class]] if plan.alerts_class else []
+            self._custom("alerts-cpu-contention", plan.prometheus_rule, ns)
+        self.namespaces = {c.value: o["metadata"]["name"] for c, o in plan.namespaces.items()}
+        self.local_queues = {c.value: o["metadata"]["name"] for c, o in plan.local_queues}
+        self.register_outputs({
+            "namespaces": self.namespaces,
+            "localQueues": self.local_queues,
+            "priorityClasses": {c["metadata"]["name"]: c["value"] for c in plan.priority_classes},
+            "releases": {r.key: {"chart": r.chart.name, "version": r.version} for r in plan.releases},
+        })
+
+    def _opts(self, depends_on: Sequence[pulumi.Resource] = ()) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(parent=self, provider=self._provider, depends_on=list(depends_on))
+
+    def _typed(self, cls: Any, suffix: str, obj: dict[str, Any],
+               depends_on: Sequence[pulumi.Resource] = ()) -> pulumi.CustomResource:
+        fields = {_snake(k): val for k, val in obj.items() if k not in ("apiVersion", "kind")}
+        return cls(f"{self._name}-{suffix}", opts=self._opts(depends_on), **fields)
+
+    def _custom(self, suffix: str, obj: dict[str, Any],
+                depends_on: Sequence[pulumi.Resource] = ()) -> k8s.apiextensions.CustomResource:
+        return k8s.apiextensions.CustomResource(
+            f"{self._name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
+            spec=obj["spec"], opts=self._opts(depends_on))
+
+    def _release(self, release: HelmRelease) -> k8s.helm.v3.Release:
+        repository = k8s.helm.v3.RepositoryOptsArgs(repo=release.chart.repository) if release.chart.repository else None
+        return k8s.helm.v3.Release(
+            f"{self._name}-{release.key}", name=release.release_name, chart=release.chart.name,
+            version=release.version, repository_opts=repository, namespace=release.namespace,
+            create_namespace=release.create_namespace, values=release.values, opts=self._opts())
+
+    def _register_kueue(self, plan: GuardrailsPlan) -> None:
+        if "kueue" not in self.releases:
+            return
+        kueue = [self.releases["kueue"]]
+        flavors = [self._custom(f"flavor-{o['metadata']['name']}", o, kueue) for o in plan.resource_flavors]
+        queues: dict[PoolClass, pulumi.Resource] = {
+            c: self._custom(f"clusterqueue-{c.value}", o, kueue + flavors) for c, o in plan.cluster_queues}
+        for c, o in plan.local_queues:
+            self._custom(f"localqueue-{c.value}", o, [queues[c], self.namespace_resources[c]])
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{ch.lower()}" if ch.isupper() else ch for ch in name)

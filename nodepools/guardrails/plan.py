@@ -1,0 +1,80 @@
+"""Everything the guardrails of one cluster consist of, as plain data.
+
+``build_plan`` is pure (no Pulumi import): the component registers what it
+returns, tests and the offline plan can inspect it without an engine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from nodepools.guardrails import derive
+from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
+from nodepools.guardrails.alerts import prometheus_rule
+from nodepools.guardrails.autoscaler import autoscaler_release
+from nodepools.guardrails.device_plugin import device_plugin_release
+from nodepools.guardrails.kueue import cluster_queues, kueue_release, local_queues, resource_flavors
+from nodepools.guardrails.namespaces import limit_ranges, namespaces, resource_quotas
+from nodepools.guardrails.priority import priority_classes
+from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.spec.cluster import ClusterPools
+from nodepools.vocabulary import PoolClass
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class GuardrailsPlan:
+    priority_classes: list[Obj]
+    namespaces: dict[PoolClass, Obj]
+    resource_quotas: list[tuple[PoolClass, Obj]]
+    limit_ranges: list[tuple[PoolClass, Obj]]
+    device_plugin: HelmRelease | None = None
+    cluster_autoscaler: HelmRelease | None = None
+    kueue: HelmRelease | None = None
+    resource_flavors: list[Obj] = field(default_factory=list)
+    cluster_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
+    local_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
+    prometheus_rule: Obj | None = None
+    # The class whose namespace the PrometheusRule lives in, when it is one of ours.
+    alerts_class: PoolClass | None = None
+
+    @property
+    def releases(self) -> list[HelmRelease]:
+        return [r for r in (self.device_plugin, self.cluster_autoscaler, self.kueue) if r is not None]
+
+    def builtin_objects(self) -> list[Obj]:
+        """Every built-in Kubernetes object (schema-checked by kubernetes-validate)."""
+        return [*self.priority_classes, *self.namespaces.values(), *(o for _, o in self.resource_quotas),
+                *(o for _, o in self.limit_ranges)]
+
+    def custom_objects(self) -> list[Obj]:
+        """Every custom resource (checked against its CRD schema)."""
+        rule = [self.prometheus_rule] if self.prometheus_rule else []
+        return [*self.resource_flavors, *(o for _, o in self.cluster_queues), *(o for _, o in self.local_queues),
+                *rule]
+
+
+def build_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: Any, region: Any = None,
+               role_arn: Any = None) -> GuardrailsPlan:
+    """The guardrails of ``cluster``. ``spec`` must already be checked against the
+    pools (``nodepools.guardrails.checks``); ``cluster_name``, ``region`` and
+    ``role_arn`` may be Pulumi outputs and are only placed into Helm values."""
+    addons = CLOUD_ADDONS[cluster.cloud]
+    pools = cluster.pools
+    plan = GuardrailsPlan(priority_classes(), namespaces(spec, pools), resource_quotas(spec, pools),
+                          limit_ranges(spec, pools))
+    if addons.nvidia_device_plugin:
+        plan.device_plugin = device_plugin_release(cluster, spec)
+    if addons.cluster_autoscaler:
+        plan.cluster_autoscaler = autoscaler_release(cluster, spec, addons, cluster_name, region, role_arn)
+    plan.kueue = kueue_release(spec, cluster)
+    if plan.kueue is not None:
+        plan.resource_flavors = resource_flavors(cluster)
+        plan.cluster_queues = cluster_queues(spec, cluster)
+        plan.local_queues = local_queues(spec, cluster)
+    plan.prometheus_rule = prometheus_rule(spec)
+    if plan.prometheus_rule is not None:
+        ns = derive.alerts_namespace(spec)
+        plan.alerts_class = next((c for c, o in plan.namespaces.items() if o["metadata"]["name"] == ns), None)
+    return plan

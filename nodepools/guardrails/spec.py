@@ -1,0 +1,177 @@
+"""The guardrails' own spec: what a user may tune, validated before anything registers.
+
+Everything else (quotas, GPU counts, Kueue flavors, tolerations) is derived from
+the cluster's pools, so nothing is typed twice. Rules that need the pools live in
+``nodepools.guardrails.checks``.
+"""
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.errors import Problems
+from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
+from nodepools.vocabulary import SYSTEM_NAMESPACES, PoolClass
+
+DEFAULT_NAMESPACES: dict[PoolClass, str] = {
+    PoolClass.RESIDENT: "services",
+    PoolClass.BATCH: "batch",
+    PoolClass.GPU_INFERENCE: "inference",
+    PoolClass.GPU_TRAINING: "training",
+}
+# Namespaces the add-ons live in; a workload-class namespace may not reuse them.
+ADDON_NAMESPACE = "kube-system"
+KUEUE_NAMESPACE = "kueue-system"
+RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
+
+_CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+_IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KueueMode(str, Enum):
+    """``auto`` (default): install Kueue when the cluster has a gpu-training pool;
+    ``on``: always (an error without a gpu-training pool); ``off``: never."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
+class ChartVersions(_Strict):
+    """Pinned add-on versions (kubernetes-facts.md section 0). Defaults: NVIDIA
+    device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0 with image v1.35.0,
+    Kueue chart 0.19.2."""
+
+    nvidia_device_plugin: str = "0.20.0"
+    cluster_autoscaler: str = "9.59.0"
+    cluster_autoscaler_image: str = "v1.35.0"
+    kueue: str = "0.19.2"
+
+    @model_validator(mode="after")
+    def _check(self) -> "ChartVersions":
+        problems = Problems()
+        for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue"):
+            value = getattr(self, field)
+            if not _CHART_VERSION.match(value):
+                problems.add(field, f"chart version {value!r} must be an exact version MAJOR.MINOR.PATCH "
+                             "(ranges would let an add-on change under a running cluster)", value)
+        if not _IMAGE_TAG.match(self.cluster_autoscaler_image):
+            problems.add("cluster_autoscaler_image", f"image tag {self.cluster_autoscaler_image!r} must look like "
+                         "vMAJOR.MINOR.PATCH", self.cluster_autoscaler_image)
+        problems.raise_if_any("ChartVersions")
+        return self
+
+
+class LimitRangeSpec(_Strict):
+    """Container defaults in the batch and gpu-training namespaces. Defaults:
+    requests 250m cpu / 256 MiB, limits 1 cpu / 1024 MiB. The per-container max
+    is derived from the class's largest node."""
+
+    default_request_cpu_millicores: int = Field(250, ge=1)
+    default_request_memory_mib: int = Field(256, ge=1)
+    default_limit_cpu_millicores: int = Field(1000, ge=1)
+    default_limit_memory_mib: int = Field(1024, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> "LimitRangeSpec":
+        problems = Problems()
+        for what in ("cpu_millicores", "memory_mib"):
+            request, limit = getattr(self, f"default_request_{what}"), getattr(self, f"default_limit_{what}")
+            if request > limit:
+                problems.add(f"default_request_{what}", f"default_request_{what} ({request}) must be <= "
+                             f"default_limit_{what} ({limit})", request)
+        problems.raise_if_any("LimitRangeSpec")
+        return self
+
+
+class AlertsSpec(_Strict):
+    """The CPU throttling / CPU steal PrometheusRule (needs the prometheus-operator
+    CRDs in the cluster). Defaults: enabled; in the resident class's namespace;
+    fire when a container is throttled in > 25% of its CFS periods or a node's
+    steal is > 10% of its CPU time, for 15 minutes. ``rule_labels`` are added to
+    the rule's metadata so a Prometheus ``ruleSelector`` picks it up."""
+
+    enabled: bool = True
+    namespace: str | None = None
+    rule_labels: dict[str, str] = Field(default_factory=dict)
+    cpu_throttling_ratio: float = Field(0.25, gt=0, lt=1)
+    cpu_steal_ratio: float = Field(0.10, gt=0, lt=1)
+    for_minutes: int = Field(15, ge=1, le=1440)
+
+    @model_validator(mode="after")
+    def _check(self) -> "AlertsSpec":
+        problems = Problems()
+        if self.namespace is not None and (err := dns_label_error(self.namespace)):
+            problems.add("namespace", f"namespace {err}", self.namespace)
+        for key, value in self.rule_labels.items():
+            if err := label_key_error(key) or label_value_error(value):
+                problems.add(("rule_labels", key), err, value)
+        problems.raise_if_any("AlertsSpec")
+        return self
+
+
+class GuardrailsSpec(_Strict):
+    """In-cluster guardrails of one cluster.
+
+    - ``namespaces``: overrides of the namespace per workload class (defaults
+      resident ``services``, batch ``batch``, gpu-inference ``inference``,
+      gpu-training ``training``). Resident and batch namespaces always exist; a
+      GPU class's namespace exists when the cluster has a pool of that class.
+    - ``batch_quota_share`` (default 0.5, allowed 0.40-0.60): the batch namespace's
+      cpu/memory quota as a share of the resident and batch pools' capacity.
+    - ``kubernetes_version`` (default "1.33"): the schema version objects are built for.
+    - ``kueue`` (default ``auto``), ``kueue_pods_ready_timeout_minutes`` (default 20:
+      longer than a GPU node's scale-from-zero, so a gang is not evicted while its
+      nodes boot).
+    - ``alerts``: the throttling PrometheusRule (``AlertsSpec``, on by default).
+    - ``quota_priority_class_scopes`` (default off): add a quota per namespace that
+      admits no pod whose PriorityClass is not the namespace's own class.
+    - ``limit_range``, ``charts``: see ``LimitRangeSpec``, ``ChartVersions``.
+    """
+
+    namespaces: dict[PoolClass, str] = Field(default_factory=dict)
+    batch_quota_share: float = 0.5
+    kubernetes_version: str = "1.33"
+    kueue: KueueMode = KueueMode.AUTO
+    kueue_pods_ready_timeout_minutes: int = Field(20, ge=1, le=1440)
+    alerts: AlertsSpec = Field(default_factory=AlertsSpec)
+    quota_priority_class_scopes: bool = False
+    limit_range: LimitRangeSpec = Field(default_factory=LimitRangeSpec)
+    charts: ChartVersions = Field(default_factory=ChartVersions)
+
+    @model_validator(mode="after")
+    def _check(self) -> "GuardrailsSpec":
+        problems = Problems()
+        if not 0.40 <= self.batch_quota_share <= 0.60:
+            problems.add("batch_quota_share", f"batch_quota_share must be between 0.40 and 0.60 (the batch "
+                         "namespace's share of the resident and batch pools' cpu and memory), got "
+                         f"{self.batch_quota_share}", self.batch_quota_share)
+        if self.kubernetes_version not in SUPPORTED_KUBERNETES_VERSIONS:
+            problems.add("kubernetes_version", f"kubernetes_version {self.kubernetes_version!r} is not supported "
+                         f"(allowed: {', '.join(SUPPORTED_KUBERNETES_VERSIONS)})", self.kubernetes_version)
+        seen: dict[str, PoolClass] = {}
+        for pool_class, name in self.namespace_names.items():
+            loc = ("namespaces", pool_class.value)
+            if err := dns_label_error(name):
+                problems.add(loc, f"namespace {err}", name)
+            elif name in RESERVED_NAMESPACES:
+                problems.add(loc, f"namespace {name!r} is reserved (reserved: {', '.join(RESERVED_NAMESPACES)}); "
+                             "workload classes need namespaces of their own", name)
+            elif name in seen:
+                problems.add(loc, f"namespace {name!r} is already the {seen[name].value} namespace; each workload "
+                             "class needs its own namespace (its quota and LimitRange differ)", name)
+            seen.setdefault(name, pool_class)
+        problems.raise_if_any("GuardrailsSpec")
+        return self
+
+    @property
+    def namespace_names(self) -> dict[PoolClass, str]:
+        """The namespace of every class: the defaults with ``namespaces`` applied, in class order."""
+        return {c: self.namespaces.get(c, DEFAULT_NAMESPACES[c]) for c in PoolClass}
