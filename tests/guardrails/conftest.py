@@ -11,11 +11,14 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from nodepools.backends.base import RegisteredPool
+from nodepools.components.guardrails import Guardrails
+from nodepools.guardrails import GuardrailsSpec
 from nodepools.guardrails.schemas import crd_schema
-from nodepools.offline.engine import Registration
+from nodepools.offline.engine import Registration, Run, run_program
+from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PoolSpec
-from nodepools.vocabulary import Cloud
+from nodepools.vocabulary import TYPE_HELM_RELEASE, Cloud
 
 FAKE_ROLE_ARN = "arn:aws:iam::123456789012:role/fake-cluster-autoscaler"
 REJECTED_LABEL = "fake.example/reject"
@@ -134,3 +137,37 @@ def fake_cluster():
 @pytest.fixture
 def to_object():
     return k8s_object
+
+
+@pytest.fixture
+def guardrails_run():
+    """Run a Guardrails component for ``pools`` (EKS by default, region and role ARN given)."""
+    def run(pools, cloud=Cloud.AWS, spec=None, **kw) -> Run:
+        def program():
+            provider = k8s.Provider("k8s", kubeconfig="fake")
+            Guardrails("g", ClusterPools(cloud=cloud, pools=pools), spec or GuardrailsSpec(), cloud, "demo",
+                       provider, **{"region": "us-west-2", "autoscaler_role_arn": FAKE_ROLE_ARN, **kw})
+        return run_program(program)
+    return run
+
+
+@pytest.fixture
+def objects():
+    """Registered objects of a type, keyed ``namespace/name`` (or ``name``)."""
+    def collect(run: Run, type_token: str, to_object=k8s_object) -> dict[str, dict]:
+        out = {}
+        for reg in run.of_type(type_token):
+            obj = to_object(reg)
+            meta = obj["metadata"]
+            out[f"{meta['namespace']}/{meta['name']}" if "namespace" in meta else meta["name"]] = obj
+        return out
+    return collect
+
+
+@pytest.fixture
+def release():
+    """The inputs of the Helm release named ``name``."""
+    def find(run: Run, name: str) -> dict:
+        (reg,) = [r for r in run.of_type(TYPE_HELM_RELEASE) if r.inputs["name"] == name]
+        return reg.inputs
+    return find

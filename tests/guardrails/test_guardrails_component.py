@@ -2,46 +2,21 @@
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-import yaml
 from pydantic import ValidationError
 
 from nodepools.components.guardrails import Guardrails
 from nodepools.guardrails import GuardrailsSpec
-from nodepools.offline.engine import Run, run_program, run_program_capture
+from nodepools.offline.engine import run_program_capture
 from nodepools.spec import describe
 from nodepools.spec.cluster import ClusterPools
 from nodepools import vocabulary as v
 from nodepools.vocabulary import Cloud
 
-ROLE = "arn:aws:iam::123456789012:role/ca"
 BUILTIN = (v.TYPE_PRIORITY_CLASS, v.TYPE_NAMESPACE, v.TYPE_RESOURCE_QUOTA, v.TYPE_LIMIT_RANGE)
 CUSTOM = (v.TYPE_KUEUE_RESOURCE_FLAVOR, v.TYPE_KUEUE_CLUSTER_QUEUE, v.TYPE_KUEUE_LOCAL_QUEUE, v.TYPE_PROMETHEUS_RULE)
 
 
-def guardrails_run(pools, cloud=Cloud.AWS, spec=None, **kw) -> Run:
-    def program():
-        provider = k8s.Provider("k8s", kubeconfig="fake")
-        Guardrails("g", ClusterPools(cloud=cloud, pools=pools), spec or GuardrailsSpec(), cloud, "demo", provider,
-                   **{"region": "us-west-2", "autoscaler_role_arn": ROLE, **kw})
-    return run_program(program)
-
-
-def objects(run: Run, type_token: str, to_object) -> dict[str, dict]:
-    """Registered objects of a type, keyed ``namespace/name`` (or ``name``)."""
-    out = {}
-    for reg in run.of_type(type_token):
-        obj = to_object(reg)
-        meta = obj["metadata"]
-        out[f"{meta['namespace']}/{meta['name']}" if "namespace" in meta else meta["name"]] = obj
-    return out
-
-
-def release(run: Run, name: str) -> dict:
-    (reg,) = [r for r in run.of_type(v.TYPE_HELM_RELEASE) if r.inputs["name"] == name]
-    return reg.inputs
-
-
-def test_priority_classes_protect_services_and_keep_queued_work_autoscaled(aws_pools, to_object):
+def test_priority_classes_protect_services_and_keep_queued_work_autoscaled(aws_pools, to_object, guardrails_run, objects):
     classes = objects(guardrails_run(aws_pools), v.TYPE_PRIORITY_CLASS, to_object)
     assert {n: (o["value"], o["preemptionPolicy"], o["globalDefault"]) for n, o in classes.items()} == {
         "nodepools-resident": (1_000_000, "PreemptLowerPriority", False),
@@ -55,7 +30,7 @@ def test_priority_classes_protect_services_and_keep_queued_work_autoscaled(aws_p
     assert min(queued) >= v.AUTOSCALER_PRIORITY_CUTOFF
 
 
-def test_namespaces_quotas_and_limit_ranges_derive_from_pool_sizes(aws_pools, to_object):
+def test_namespaces_quotas_and_limit_ranges_derive_from_pool_sizes(aws_pools, to_object, guardrails_run, objects):
     run = guardrails_run(aws_pools, spec=GuardrailsSpec(batch_quota_share=0.45))
     assert {n: o["metadata"]["labels"] for n, o in objects(run, v.TYPE_NAMESPACE, to_object).items()} == {
         "services": {v.LABEL_WORKLOAD_CLASS: "resident"}, "batch": {v.LABEL_WORKLOAD_CLASS: "batch"},
@@ -76,7 +51,7 @@ def test_namespaces_quotas_and_limit_ranges_derive_from_pool_sizes(aws_pools, to
         "training/nodepools-container-defaults": [{**defaults, "max": {"cpu": "96", "memory": "1152Gi"}}]}
 
 
-def test_namespaced_objects_depend_on_their_namespace_and_use_the_provider(aws_pools):
+def test_namespaced_objects_depend_on_their_namespace_and_use_the_provider(aws_pools, guardrails_run):
     run = guardrails_run(aws_pools)
     ns_urn = {r.inputs["metadata"]["name"]: r.urn for r in run.of_type(v.TYPE_NAMESPACE)}
     for reg in run.of_type(v.TYPE_RESOURCE_QUOTA) + run.of_type(v.TYPE_LIMIT_RANGE):
@@ -86,7 +61,7 @@ def test_namespaced_objects_depend_on_their_namespace_and_use_the_provider(aws_p
     assert children and all(r.provider.startswith(provider.urn) for r in children)
 
 
-def test_device_plugin_tolerates_exactly_the_gpu_taints_and_targets_gpu_nodes(aws_pools):
+def test_device_plugin_tolerates_exactly_the_gpu_taints_and_targets_gpu_nodes(aws_pools, guardrails_run, release):
     plugin = release(guardrails_run(aws_pools), "nvidia-device-plugin")
     assert (plugin["chart"], plugin["version"], plugin["repositoryOpts"], plugin["namespace"]) == (
         "nvidia-device-plugin", "0.20.0", {"repo": "https://nvidia.github.io/k8s-device-plugin"}, "kube-system")
@@ -106,7 +81,7 @@ def test_device_plugin_tolerates_exactly_the_gpu_taints_and_targets_gpu_nodes(aw
     assert plugin["values"]["priorityClassName"] == "system-node-critical"
 
 
-def test_cluster_autoscaler_flags_identity_and_placement(aws_pools):
+def test_cluster_autoscaler_flags_identity_and_placement(aws_pools, fake_cluster, guardrails_run, release):
     ca = release(guardrails_run(aws_pools), "cluster-autoscaler")
     assert (ca["chart"], ca["version"], ca["repositoryOpts"], ca["namespace"]) == (
         "cluster-autoscaler", "9.59.0", {"repo": "https://kubernetes.github.io/autoscaler"}, "kube-system")
@@ -121,83 +96,23 @@ def test_cluster_autoscaler_flags_identity_and_placement(aws_pools):
         "k8s.io/cluster-autoscaler/enabled", "k8s.io/cluster-autoscaler/{{ .Values.autoDiscovery.clusterName }}"]}
     assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.35.0"})
     assert values["rbac"] == {"serviceAccount": {"create": True, "name": "cluster-autoscaler",
-                                                 "annotations": {"eks.amazonaws.com/role-arn": ROLE}}}
+                                                 "annotations": {"eks.amazonaws.com/role-arn": fake_cluster.ROLE_ARN}}}
     # On the system pool (the untainted resident pool), so nothing to tolerate.
     assert (values["nodeSelector"], values["tolerations"]) == ({v.LABEL_POOL: "web"}, [])
     assert values["priorityClassName"] == "system-cluster-critical"
 
 
-def test_autoscaler_on_a_dedicated_resident_pool_tolerates_its_taint(aws_pools):
+def test_autoscaler_on_a_dedicated_resident_pool_tolerates_its_taint(aws_pools, guardrails_run, release):
     pools = [aws_pools[0].model_copy(update={"dedicated": True}), *aws_pools[1:]]
     values = release(guardrails_run(pools), "cluster-autoscaler")["values"]
     assert values["tolerations"] == [
         {"key": v.TAINT_POOL_CLASS_KEY, "operator": "Equal", "value": "resident", "effect": "NoSchedule"}]
 
 
-def test_kueue_flavors_mirror_pools_and_queues_hold_their_capacity(aws_pools, to_object):
-    run = guardrails_run(aws_pools)
-    kueue = release(run, "kueue")
-    assert (kueue["chart"], kueue["version"], kueue["namespace"], kueue["createNamespace"]) == (
-        "oci://registry.k8s.io/kueue/charts/kueue", "0.19.2", "kueue-system", True)
-    assert "repositoryOpts" not in kueue
-    config = yaml.safe_load(kueue["values"]["managerConfig"]["controllerManagerConfigYaml"])
-    assert (config["apiVersion"], config["kind"]) == ("config.kueue.x-k8s.io/v1beta2", "Configuration")
-    assert config["waitForPodsReady"] == {"timeout": "20m", "blockAdmission": False, "requeuingStrategy": {
-        "timestamp": "Eviction", "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}}
-    assert kueue["values"]["controllerManager"] == {"nodeSelector": {v.LABEL_POOL: "web"}, "tolerations": []}
-
-    flavors = objects(run, v.TYPE_KUEUE_RESOURCE_FLAVOR, to_object)
-    by_name = {p.name: p for p in aws_pools}
-    assert sorted(flavors) == ["jobs", "train"]  # batch and training pools; inference is served, not queued
-    for name, flavor in flavors.items():
-        labels = flavor["spec"]["nodeLabels"]
-        assert labels.items() <= by_name[name].node_labels.items() and labels[v.LABEL_POOL] == name
-        assert flavor["spec"]["tolerations"] == [{"operator": "Equal", **t.as_k8s()} for t in by_name[name].node_taints]
-    assert flavors["train"]["spec"]["nodeLabels"] == {
-        v.LABEL_POOL_CLASS: "gpu-training", v.LABEL_POOL: "train", v.LABEL_CAPACITY: "spot",
-        v.LABEL_ACCELERATOR: "nvidia-a100", v.LABEL_GPU_PRESENT: "true"}
-
-    queues = objects(run, v.TYPE_KUEUE_CLUSTER_QUEUE, to_object)
-    training = queues["nodepools-gpu-training"]["spec"]
-    assert training["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "training"}}
-    [group] = training["resourceGroups"]
-    assert group == {"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [{"name": "train", "resources": [
-        {"name": "cpu", "nominalQuota": str(4 * 96)}, {"name": "memory", "nominalQuota": f"{4 * 1152}Gi"},
-        {"name": "nvidia.com/gpu", "nominalQuota": str(4 * 8)}]}]}
-    [batch_group] = queues["nodepools-batch"]["spec"]["resourceGroups"]
-    assert batch_group["coveredResources"] == ["cpu", "memory"]
-    # The CRD's CEL rule (not evaluated offline): each flavor lists every covered resource, in order.
-    for q in queues.values():
-        for g in q["spec"]["resourceGroups"]:
-            assert all([r["name"] for r in f["resources"]] == g["coveredResources"] for f in g["flavors"])
-    assert {n: o["spec"] for n, o in objects(run, v.TYPE_KUEUE_LOCAL_QUEUE, to_object).items()} == {
-        "training/gpu-training": {"clusterQueue": "nodepools-gpu-training"},
-        "batch/batch": {"clusterQueue": "nodepools-batch"}}
 
 
-def test_kueue_objects_wait_for_the_kueue_release(aws_pools):
-    run = guardrails_run(aws_pools)
-    (kueue,) = [r for r in run.of_type(v.TYPE_HELM_RELEASE) if r.inputs["name"] == "kueue"]
-    kueue_objects = [r for t in CUSTOM[:3] for r in run.of_type(t)]
-    assert len(kueue_objects) == 2 + 2 + 2
-    assert all(kueue.urn in r.dependencies for r in kueue_objects if r.type != v.TYPE_KUEUE_LOCAL_QUEUE)
-    queue_urns = {r.urn for r in run.of_type(v.TYPE_KUEUE_CLUSTER_QUEUE)}
-    assert all(queue_urns & set(r.dependencies) for r in run.of_type(v.TYPE_KUEUE_LOCAL_QUEUE))
 
-
-def test_throttling_alerts_watch_cfs_throttling_and_steal(aws_pools, to_object):
-    spec = GuardrailsSpec(alerts={"namespace": "monitoring", "rule_labels": {"release": "kube-prometheus-stack"}})
-    (rule,) = objects(guardrails_run(aws_pools, spec=spec), v.TYPE_PROMETHEUS_RULE, to_object).values()
-    assert rule["metadata"] == {"name": "nodepools-cpu-contention", "namespace": "monitoring",
-                                "labels": {"release": "kube-prometheus-stack"}}
-    throttled, steal = rule["spec"]["groups"][0]["rules"]
-    assert "container_cpu_cfs_throttled_periods_total" in throttled["expr"]
-    assert "/ sum by (namespace, pod, container) (rate(container_cpu_cfs_periods_total" in throttled["expr"]
-    assert throttled["expr"].endswith("> 0.25") and throttled["for"] == "15m"
-    assert 'node_cpu_seconds_total{mode="steal"}' in steal["expr"] and steal["expr"].endswith("> 0.1")
-
-
-def test_every_object_matches_its_schema(aws_pools, to_object, validate_builtin, validate_crd):
+def test_every_object_matches_its_schema(aws_pools, to_object, validate_builtin, validate_crd, guardrails_run):
     spec = GuardrailsSpec(quota_priority_class_scopes=True, kubernetes_version="1.35")
     run = guardrails_run(aws_pools, spec=spec)
     builtin = [to_object(r) for t in BUILTIN for r in run.of_type(t)]
@@ -219,7 +134,7 @@ def test_schema_checks_catch_a_misspelt_field(validate_builtin, validate_crd):
                       "spec": {"clusterQueueName": "x"}})
 
 
-def test_priority_class_scopes_refuse_foreign_priorities(aws_pools, to_object):
+def test_priority_class_scopes_refuse_foreign_priorities(aws_pools, to_object, guardrails_run, objects):
     run = guardrails_run(aws_pools, spec=GuardrailsSpec(quota_priority_class_scopes=True))
     scoped = {n: o["spec"] for n, o in objects(run, v.TYPE_RESOURCE_QUOTA, to_object).items() if "scopeSelector" in o["spec"]}
     assert scoped["batch/nodepools-foreign-priority"] == {
@@ -229,7 +144,7 @@ def test_priority_class_scopes_refuse_foreign_priorities(aws_pools, to_object):
     assert len(scoped) == 4
 
 
-def test_gke_gets_neither_device_plugin_nor_autoscaler(gcp_pools):
+def test_gke_gets_neither_device_plugin_nor_autoscaler(gcp_pools, guardrails_run):
     run = guardrails_run(gcp_pools, cloud=Cloud.GCP, region=None, autoscaler_role_arn=None)
     assert [r.inputs["name"] for r in run.of_type(v.TYPE_HELM_RELEASE)] == ["kueue"]
     # a2-highgpu-8g x 2 = 16 GPUs in the training quota, g2-standard-8 x 2 = 2 for inference.
@@ -238,18 +153,12 @@ def test_gke_gets_neither_device_plugin_nor_autoscaler(gcp_pools):
     assert quotas == {"services": "0", "batch": "0", "inference": "2", "training": "16"}
 
 
-def test_cpu_only_cluster_gets_no_gpu_add_ons_and_no_kueue(aws_pools):
+def test_cpu_only_cluster_gets_no_gpu_add_ons_and_no_kueue(aws_pools, guardrails_run):
     run = guardrails_run(aws_pools[:2])
     assert [r.inputs["name"] for r in run.of_type(v.TYPE_HELM_RELEASE)] == ["cluster-autoscaler"]
     assert sorted(r.inputs["metadata"]["name"] for r in run.of_type(v.TYPE_NAMESPACE)) == ["batch", "services"]
     assert run.of_type(v.TYPE_KUEUE_CLUSTER_QUEUE) == []
 
-
-def test_alerts_off_and_kueue_off(aws_pools):
-    run = guardrails_run(aws_pools, spec=GuardrailsSpec(alerts={"enabled": False}, kueue="off"))
-    assert [r for t in CUSTOM for r in run.of_type(t)] == []
-    assert sorted(r.inputs["name"] for r in run.of_type(v.TYPE_HELM_RELEASE)) == [
-        "cluster-autoscaler", "nvidia-device-plugin"]
 
 
 def rejected(build) -> list[str]:

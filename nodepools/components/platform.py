@@ -1,0 +1,114 @@
+"""The ``Platform`` component: every pool of one cluster plus its guardrails, from one args object.
+
+Order matters: everything is validated first (pool specs, the cluster's pool set,
+guardrails against the pools, the cloud's own pool rules, the add-ons' needs),
+and only then does anything register, so a bad field leaves the stack untouched.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from nodepools.backends.base import ClusterTarget
+from nodepools.components.guardrails import Guardrails, addon_problems
+from nodepools.components.pools import NodePool
+from nodepools.guardrails import autoscaler
+from nodepools.guardrails.addons import CLOUD_ADDONS
+from nodepools.guardrails.checks import guardrail_problems
+from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.errors import Problems
+from nodepools.spec.pool import PoolSpec
+from nodepools.vocabulary import COMPONENT_PLATFORM
+
+__all__ = ["GuardrailsSpec", "Platform", "PlatformArgs"]
+
+
+class PlatformArgs(BaseModel):
+    """The pools of one cluster and its guardrails (default: every guardrail at its
+    default). ``region`` is the cluster's region, needed by the autoscaler chart on
+    EKS; None takes the cluster target's ``region`` attribute when it has one.
+    Guardrails are checked against the pools here, so errors name
+    ``guardrails.<field>`` and ``pools[i].<field>``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pools: list[PoolSpec] = Field(min_length=1, max_length=50)
+    guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
+    region: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "PlatformArgs":
+        problems = Problems()
+        guardrail_problems(self.guardrails, self.pools, problems, ("guardrails",))
+        problems.raise_if_any("PlatformArgs")
+        return self
+
+
+def _absorb(problems: Problems, err: ValidationError, root: tuple[str | int, ...] = ()) -> None:
+    for item in err.errors(include_url=False):
+        message = item["msg"].removeprefix("Value error, ")
+        problems.add(root + tuple(item["loc"]), message, item.get("input"))
+
+
+class Platform(pulumi.ComponentResource):
+    """Every pool of ``cluster`` (``NodePool`` components) and its ``Guardrails``.
+
+    ``args`` is a ``PlatformArgs`` or its fields as a mapping. Where the cloud
+    needs cluster-autoscaler, its identity is registered by the cluster target
+    (``register_cluster_autoscaler_identity``) and bound to the chart's service
+    account. The guardrails wait for the pools: the add-ons need nodes to run on.
+    Attributes: ``pools`` (name -> NodePool), ``guardrails``, ``cluster_pools``.
+    """
+
+    pools: dict[str, NodePool]
+    guardrails: Guardrails
+    cluster_pools: ClusterPools
+
+    def __init__(self, resource_name: str, cluster: ClusterTarget, args: PlatformArgs | Mapping[str, Any],
+                 k8s_provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None) -> None:
+        if not isinstance(args, PlatformArgs):
+            args = PlatformArgs.model_validate(dict(args))
+        region = args.region if args.region is not None else getattr(cluster, "region", None)
+        cluster_pools = self._validate(cluster, args, region)
+        super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
+        self.cluster_pools = cluster_pools
+        child = pulumi.ResourceOptions(parent=self)
+        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child) for p in args.pools}
+        role_arn = None
+        if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
+            role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
+                                                                    parent=self)
+        self.guardrails = Guardrails(
+            f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
+            k8s_provider, autoscaler_role_arn=role_arn, region=region,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())))
+        self.register_outputs({
+            "pools": {name: pool.spec.pool_class.value for name, pool in self.pools.items()},
+            "namespaces": self.guardrails.namespaces,
+            "localQueues": self.guardrails.local_queues,
+        })
+
+    @staticmethod
+    def _validate(cluster: ClusterTarget, args: PlatformArgs, region: Any) -> ClusterPools:
+        """Every problem of the cluster's pool set, the cloud's pool rules and the
+        add-ons' needs, raised together as one ValidationError."""
+        problems = Problems()
+        try:
+            cluster_pools = ClusterPools(cloud=cluster.cloud, pools=args.pools)
+        except ValidationError as err:
+            _absorb(problems, err)
+            cluster_pools = None
+        for i, pool in enumerate(args.pools):
+            try:
+                cluster.check_pool(pool)
+            except ValidationError as err:
+                _absorb(problems, err, ("pools", i))
+        if cluster_pools is not None:
+            addon_problems(cluster.cloud, cluster_pools, region, problems)
+        problems.raise_if_any("Platform")
+        assert cluster_pools is not None
+        return cluster_pools
