@@ -13,6 +13,7 @@ from nodepools.offline.engine import run_program, run_program_capture
 from nodepools.spec import describe
 
 SUBNETS = ["subnet-a", "subnet-b"]
+SG = "sg-cluster"
 
 
 def rejected(build) -> list[str]:
@@ -24,36 +25,36 @@ def rejected(build) -> list[str]:
 
 
 def test_eks_cluster_is_a_cluster_target():
-    assert isinstance(EksCluster("prod", SUBNETS), ClusterTarget)
+    assert isinstance(EksCluster("prod", SUBNETS, cluster_security_group_id=SG), ClusterTarget)
 
 
 def test_invalid_spec_registers_nothing():
-    assert rejected(lambda: ResidentPool("web", EksCluster("prod", SUBNETS), instance_types=["m7i.xlarge"],
+    assert rejected(lambda: ResidentPool("web", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["m7i.xlarge"],
                                          min_nodes=0)) == [
         "min_nodes: min_nodes must be >= 1 for class resident: its capacity must stay up (got 0)"]
 
 
 def test_gcp_machine_types_are_refused_on_eks():
-    assert rejected(lambda: BatchPool("jobs", EksCluster("prod", SUBNETS), instance_types=["n2-standard-8"])) == [
+    assert rejected(lambda: BatchPool("jobs", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["n2-standard-8"])) == [
         "instance_types: instance types ['n2-standard-8'] are GCP machine types; an EKS pool needs AWS instance "
         "types (e.g. m7i.xlarge, c7g.2xlarge, g6.xlarge, p5.48xlarge; table: nodepools.spec.instances), or give "
         "custom_capacity for a type not in the table"]
 
 
 def test_no_subnets_anywhere():
-    assert rejected(lambda: ResidentPool("web", EksCluster("prod"), instance_types=["m7i.xlarge"])) == [
+    assert rejected(lambda: ResidentPool("web", EksCluster("prod", cluster_security_group_id=SG), instance_types=["m7i.xlarge"])) == [
         "subnet_ids: no subnets: give private subnet IDs to EksCluster(subnet_ids=...) or to the pool's subnet_ids"]
 
 
 def test_pool_subnets_suffice_without_cluster_subnets():
-    run = run_program(lambda: ResidentPool("web", EksCluster("prod"), instance_types=["m7i.xlarge"],
+    run = run_program(lambda: ResidentPool("web", EksCluster("prod", cluster_security_group_id=SG), instance_types=["m7i.xlarge"],
                                            subnet_ids=["subnet-x"]))
     [group] = run.of_type("aws:eks/nodeGroup:NodeGroup")
     assert group.inputs["subnetIds"] == ["subnet-x"]
 
 
 def test_compact_placement_over_the_clusters_subnets():
-    assert rejected(lambda: GpuTrainingPool("train", EksCluster("prod", SUBNETS), instance_types=["p4d.24xlarge"],
+    assert rejected(lambda: GpuTrainingPool("train", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["p4d.24xlarge"],
                                             placement="compact")) == [
         "placement: placement 'compact' needs exactly one subnet (a cluster placement group lives in one "
         "availability zone), but the pool would use the cluster's 2 subnets; set the pool's subnet_ids to one subnet"]
@@ -62,7 +63,7 @@ def test_compact_placement_over_the_clusters_subnets():
 def test_all_eks_problems_reported_together():
     too_long = "example.com/" + "k" * 52  # 64 characters
     assert rejected(lambda: BatchPool(
-        "jobs", EksCluster("prod", SUBNETS), instance_types=["c7i.xlarge"], zones=["us-west-2a"],
+        "jobs", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["c7i.xlarge"], zones=["us-west-2a"],
         labels={too_long: "x", "team": ""},
         taints=[{"key": "example.com/a", "effect": "NoSchedule"}, {"key": "example.com/a", "effect": "NoExecute"}],
     )) == [
@@ -79,7 +80,7 @@ def test_all_eks_problems_reported_together():
 
 
 def test_user_taint_reusing_the_gpu_key_with_another_effect_is_refused():
-    lines = rejected(lambda: GpuTrainingPool("train", EksCluster("prod", SUBNETS), instance_types=["g5.xlarge"],
+    lines = rejected(lambda: GpuTrainingPool("train", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["g5.xlarge"],
                                              taints=[{"key": "nvidia.com/gpu", "effect": "NoExecute"}]))
     assert lines == ["taints[0].key: taint key 'nvidia.com/gpu' is used 2 times (NoSchedule, NoExecute); on EKS "
                      "each key may appear once, because cluster-autoscaler's node-template/taint/<key> ASG tag holds "
@@ -93,7 +94,7 @@ def test_user_taint_reusing_the_gpu_key_with_another_effect_is_refused():
 ])
 def test_bad_cluster_target_arguments(kwargs, expected):
     with pytest.raises(ValidationError) as info:
-        EksCluster(**{"cluster_name": "prod", **kwargs})
+        EksCluster(**{"cluster_name": "prod", "cluster_security_group_id": SG, **kwargs})
     assert describe(info.value) == [expected]
 
 
@@ -108,7 +109,7 @@ PROVIDER_ARN = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazo
 
 def test_irsa_role_for_cluster_autoscaler():
     def program():
-        cluster = EksCluster("prod", SUBNETS, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER,
+        cluster = EksCluster("prod", SUBNETS, cluster_security_group_id=SG, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER,
                              tags={"env": "prod"})
         owner = Owner("guardrails")
         pulumi.export("arn", cluster.register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler", owner))
@@ -140,7 +141,7 @@ def test_irsa_role_for_cluster_autoscaler():
 
 def test_irsa_scope_tag_matches_the_tag_written_on_every_asg():
     def program():
-        cluster = EksCluster("prod", SUBNETS, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
+        cluster = EksCluster("prod", SUBNETS, cluster_security_group_id=SG, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
         BatchPool("jobs", cluster, instance_types=["c7i.xlarge"])
         cluster.register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler", Owner("guardrails"))
 
@@ -153,7 +154,7 @@ def test_irsa_scope_tag_matches_the_tag_written_on_every_asg():
 
 def test_irsa_without_oidc_names_the_missing_arguments():
     def program():
-        EksCluster("prod", SUBNETS).register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler",
+        EksCluster("prod", SUBNETS, cluster_security_group_id=SG).register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler",
                                                                          Owner("guardrails"))
 
     run, error = run_program_capture(program)
@@ -174,7 +175,7 @@ def test_cluster_name_from_an_output(preview):
     def program():
         eks = aws.eks.Cluster("prod", name="prod", role_arn="arn:aws:iam::1:role/eks",
                               vpc_config={"subnet_ids": SUBNETS})
-        cluster = EksCluster(eks.name, SUBNETS, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
+        cluster = EksCluster(eks.name, SUBNETS, cluster_security_group_id=SG, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
         BatchPool("jobs", cluster, instance_types=["c7i.xlarge"])
         cluster.register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler", Owner("guardrails"))
 

@@ -16,7 +16,7 @@ NT = "k8s.io/cluster-autoscaler/node-template/"
 
 
 def four_pools():
-    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], tags={"env": "prod"})
+    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-cluster", tags={"env": "prod"})
     ResidentPool("web", cluster, instance_types=["m7i.xlarge", "m6i.xlarge"])
     BatchPool("jobs", cluster, instance_types=["c7g.2xlarge"], capacity="spot", max_nodes=20)
     GpuInferencePool("infer", cluster, instance_types=["g6.xlarge"], min_nodes=2)
@@ -104,6 +104,8 @@ def test_launch_template_security_settings(up, pool, disk):
         "tagSpecifications": [{"resourceType": "instance", "tags": aws_tags(pool)},
                               {"resourceType": "volume", "tags": aws_tags(pool)}],
         "tags": aws_tags(pool),
+        "networkInterfaces": [{"deviceIndex": 0.0, "associatePublicIpAddress": "false",
+                               "deleteOnTermination": "true", "securityGroups": ["sg-cluster"]}],
     }
     if pool == "train":
         expected["placement"] = {"groupName": "train-placement"}
@@ -218,7 +220,7 @@ def test_explicit_provider_reaches_every_resource():
 
     def program():
         west = aws.Provider("west", region="us-west-2")
-        GpuTrainingPool("train", EksCluster("prod", ["subnet-a"], provider=west), instance_types=["g5.xlarge"],
+        GpuTrainingPool("train", EksCluster("prod", ["subnet-a"], cluster_security_group_id="sg-cluster", provider=west), instance_types=["g5.xlarge"],
                         placement="compact")
 
     run = run_program(program, preview=False)

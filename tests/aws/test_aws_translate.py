@@ -6,7 +6,8 @@ from nodepools.backends.aws.iam import autoscaler_policy, irsa_trust_policy
 from nodepools.backends.aws.tags import gpu_scale_down_options
 from nodepools.spec import PoolSpec
 
-CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-a", "subnet-b"), tags={"team": "ml"})
+CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-a", "subnet-b"), cluster_security_group_id="sg-cluster",
+                 tags={"team": "ml"})
 
 
 def spec(**fields) -> PoolSpec:
@@ -121,7 +122,8 @@ def test_gpu_scale_down_threshold_sits_below_one_gpu(instance_type, cls, expecte
 
 def test_launch_template_is_locked_down():
     plan = translate_pool(spec(name="web", pool_class="resident", instance_types=["m7i.xlarge"], disk_size_gib=80),
-                          EksContext(cluster_name="prod", subnet_ids=("s",), ebs_kms_key_arn="arn:kms"))
+                          EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-c",
+                                     ebs_kms_key_arn="arn:kms"))
     lt = plan.launch_template
     assert lt["metadata_options"] == {"http_endpoint": "enabled", "http_tokens": "required",
                                       "http_put_response_hop_limit": 1}
@@ -129,17 +131,30 @@ def test_launch_template_is_locked_down():
         "volume_size": 80, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true",
         "kms_key_id": "arn:kms"}}]
     forbidden = {"key_name", "iam_instance_profile", "instance_type", "instance_market_options",
-                 "hibernation_options", "instance_initiated_shutdown_behavior", "network_interfaces"}
+                 "hibernation_options", "instance_initiated_shutdown_behavior", "vpc_security_group_ids",
+                 "security_group_names"}
     assert forbidden & set(lt) == set()
 
 
-def test_security_groups_go_on_an_interface_without_public_ip():
+@pytest.mark.parametrize("cluster_sg, extra, expected", [
+    ("sg-c", (), ["sg-c"]),
+    ("sg-c", ("sg-1", "sg-c", "sg-2"), ["sg-c", "sg-1", "sg-2"]),
+    (None, ("sg-1", "sg-2"), ["sg-1", "sg-2"]),
+])
+def test_security_groups_go_on_an_interface_without_public_ip(cluster_sg, extra, expected):
     plan = translate_pool(spec(name="web", pool_class="resident", instance_types=["m7i.xlarge"]),
-                          EksContext(cluster_name="prod", subnet_ids=("s",), node_security_group_ids=("sg-1", "sg-2")))
+                          EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id=cluster_sg,
+                                     node_security_group_ids=extra))
     assert plan.launch_template["network_interfaces"] == [{
         "device_index": 0, "associate_public_ip_address": "false", "delete_on_termination": "true",
-        "security_groups": ["sg-1", "sg-2"]}]
+        "security_groups": expected}]
     assert "vpc_security_group_ids" not in plan.launch_template
+
+
+def test_no_security_group_at_all_is_refused_by_the_translator():
+    with pytest.raises(ValueError, match=r"no security group for the nodes: give EksCluster\(cluster_security_group_id"):
+        translate_pool(spec(name="web", pool_class="resident", instance_types=["m7i.xlarge"]),
+                       EksContext(cluster_name="prod", subnet_ids=("s",)))
 
 
 def test_node_role_planned_only_without_existing_arn():
@@ -152,11 +167,13 @@ def test_node_role_planned_only_without_existing_arn():
         "AmazonEKSWorkerNodePolicy": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
         "AmazonEC2ContainerRegistryPullOnly": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
         "AmazonEKS_CNI_Policy": "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"}
-    china = EksContext(cluster_name="prod", subnet_ids=("s",), partition="aws-cn", attach_cni_policy=False)
+    china = EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-c", partition="aws-cn",
+                       attach_cni_policy=False)
     assert translate_pool(pool, china).node_role.policy_arns == {
         "AmazonEKSWorkerNodePolicy": "arn:aws-cn:iam::aws:policy/AmazonEKSWorkerNodePolicy",
         "AmazonEC2ContainerRegistryPullOnly": "arn:aws-cn:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly"}
-    existing = EksContext(cluster_name="prod", subnet_ids=("s",), node_role_arn="arn:aws:iam::1:role/nodes")
+    existing = EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-c",
+                          node_role_arn="arn:aws:iam::1:role/nodes")
     plan = translate_pool(pool, existing)
     assert (plan.node_role, plan.node_group["node_role_arn"]) == (None, "arn:aws:iam::1:role/nodes")
 

@@ -7,7 +7,7 @@ import pulumi
 
 from nodepools.backends.aws import register, tables
 from nodepools.backends.aws.checks import eks_pool_problems
-from nodepools.backends.aws.translate import EksContext, EksPoolPlan, translate_pool
+from nodepools.backends.aws.translate import NO_SECURITY_GROUP, EksContext, EksPoolPlan, translate_pool
 from nodepools.backends.base import RegisteredPool
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PoolSpec
@@ -27,11 +27,13 @@ class EksCluster:
       AmazonEC2ContainerRegistryPullOnly and (``attach_cni_policy``, default True)
       AmazonEKS_CNI_Policy; set it False when the VPC CNI has its own IRSA or
       Pod Identity role, as AWS recommends.
-    - ``node_security_group_ids``: security groups for the nodes. Default none:
-      EKS attaches the cluster security group and nodes get a public IP only if
-      their subnet assigns one (use private subnets). When given, they replace the
-      cluster security group (include it) and the template's network interface
-      also refuses public IPs.
+    - ``cluster_security_group_id``: the cluster security group EKS created
+      (``aws.eks.Cluster``'s ``vpc_config.cluster_security_group_id``). Required
+      unless ``node_security_group_ids`` include it: every launch template names
+      its security groups on a network interface that refuses public IPs, and
+      EKS then no longer attaches the cluster security group by itself.
+    - ``node_security_group_ids``: extra security groups for the nodes, after the
+      cluster's. Default none.
     - ``oidc_provider_arn`` / ``oidc_issuer_url``: the cluster's IAM OIDC provider,
       needed only for the cluster-autoscaler's IRSA role. Default None.
     - ``tags``: AWS tags for every resource created. Default none.
@@ -45,6 +47,7 @@ class EksCluster:
 
     def __init__(self, cluster_name: pulumi.Input[str], subnet_ids: Sequence[pulumi.Input[str]] = (), *,
                  node_role_arn: pulumi.Input[str] | None = None,
+                 cluster_security_group_id: pulumi.Input[str] | None = None,
                  node_security_group_ids: Sequence[pulumi.Input[str]] = (),
                  oidc_provider_arn: pulumi.Input[str] | None = None,
                  oidc_issuer_url: pulumi.Input[str] | None = None,
@@ -61,12 +64,18 @@ class EksCluster:
         if partition not in tables.PARTITIONS:
             problems.add("partition", f"partition {partition!r} is unknown (allowed: {', '.join(tables.PARTITIONS)})",
                          partition)
+        if not cluster_security_group_id and not node_security_group_ids:
+            problems.add("cluster_security_group_id", NO_SECURITY_GROUP, None)
+        elif isinstance(node_security_group_ids, str):
+            problems.add("node_security_group_ids", "node_security_group_ids must be a list of security group "
+                         "IDs, not one string", node_security_group_ids)
         for key, value in (tags or {}).items():
             if not isinstance(key, str) or not isinstance(value, str):
                 problems.add(("tags", str(key)), "tags must map strings to strings", value)
         problems.raise_if_any("EksCluster")
         self._context = EksContext(
             cluster_name=cluster_name, subnet_ids=tuple(subnet_ids), node_role_arn=node_role_arn,
+            cluster_security_group_id=cluster_security_group_id,
             node_security_group_ids=tuple(node_security_group_ids), tags=dict(tags or {}),
             ebs_kms_key_arn=ebs_kms_key_arn, attach_cni_policy=attach_cni_policy, partition=partition)
         self._oidc_provider_arn = oidc_provider_arn

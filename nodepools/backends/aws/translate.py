@@ -17,6 +17,13 @@ from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 
 
+NO_SECURITY_GROUP = (
+    "no security group for the nodes: give EksCluster(cluster_security_group_id=...) (the cluster's "
+    "aws.eks.Cluster vpc_config.cluster_security_group_id; EKS stops attaching it once the launch template "
+    "names security groups, which it must to refuse public IPs), or node_security_group_ids=[...] that "
+    "include it")
+
+
 @dataclass(frozen=True)
 class EksContext:
     """What a pool needs from its cluster (see ``EksCluster`` for the meaning)."""
@@ -24,6 +31,7 @@ class EksContext:
     cluster_name: Any
     subnet_ids: tuple[Any, ...] = ()
     node_role_arn: Any = None
+    cluster_security_group_id: Any = None
     node_security_group_ids: tuple[Any, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
     ebs_kms_key_arn: Any = None
@@ -96,6 +104,19 @@ def resource_tags(spec: PoolSpec, ctx: EksContext) -> dict[str, str]:
     return {**ctx.tags, v.LABEL_POOL: spec.name, v.LABEL_POOL_CLASS: spec.pool_class.value}
 
 
+def node_security_groups(ctx: EksContext) -> list[Any]:
+    """The cluster security group (when known), then the extra groups, each once.
+    Raises ValueError when there is none: an interface without groups would get
+    the VPC's default group, which cannot reach the control plane."""
+    groups = [] if ctx.cluster_security_group_id is None else [ctx.cluster_security_group_id]
+    for group in ctx.node_security_group_ids:
+        if not any(group is seen or (isinstance(group, str) and group == seen) for seen in groups):
+            groups.append(group)
+    if not groups:
+        raise ValueError(NO_SECURITY_GROUP)
+    return groups
+
+
 def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
     """Secure node defaults. A managed node group's template may not carry a subnet,
     an instance profile, shutdown/hibernation behaviour or spot options, and with a
@@ -110,7 +131,7 @@ def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
     }
     if ctx.ebs_kms_key_arn is not None:
         ebs["kms_key_id"] = ctx.ebs_kms_key_arn
-    args: dict[str, Any] = {
+    return {
         "description": f"nodepools {spec.pool_class.value} pool {spec.name}",
         "update_default_version": True,
         # IMDSv2 only, and a hop limit of 1 so pods (one hop further, behind the
@@ -123,18 +144,17 @@ def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
         "block_device_mappings": [{"device_name": tables.ROOT_DEVICE_NAMES[ami_type(spec)], "ebs": ebs}],
         "tag_specifications": [{"resource_type": kind, "tags": tags} for kind in ("instance", "volume")],
         "tags": tags,
-    }
-    if ctx.node_security_group_ids:
-        # Security groups must then sit on the interface (not both places); EKS adds
-        # its cluster security group only when the template names none, so the
-        # caller's list must include it.
-        args["network_interfaces"] = [{
+        # Always one interface that refuses a public IP, so "no public IPs" never
+        # rests on the subnet's MapPublicIpOnLaunch. Security groups must then sit
+        # on the interface (not also at the top), and EKS no longer adds its
+        # cluster security group by itself: node_security_groups puts it first.
+        "network_interfaces": [{
             "device_index": 0,
             "associate_public_ip_address": "false",
             "delete_on_termination": "true",
-            "security_groups": list(ctx.node_security_group_ids),
-        }]
-    return args
+            "security_groups": node_security_groups(ctx),
+        }],
+    }
 
 
 def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -> EksPoolPlan:
