@@ -76,12 +76,14 @@ class Platform(pulumi.ComponentResource):
         cluster_pools = self._validate(cluster, args, region)
         super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
         self.cluster_pools = cluster_pools
-        child = pulumi.ResourceOptions(parent=self)
-        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child) for p in args.pools}
+        # The identity first: a target may still refuse it (e.g. no OIDC provider),
+        # and then no pool should have been registered yet.
         role_arn = None
         if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
             role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
                                                                     parent=self)
+        child = pulumi.ResourceOptions(parent=self)
+        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child) for p in args.pools}
         self.guardrails = Guardrails(
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
             k8s_provider, autoscaler_role_arn=role_arn, region=region,

@@ -44,7 +44,7 @@ def guardrail_problems(spec: GuardrailsSpec, pools: Sequence[PoolSpec], problems
                      "and its ClusterQueue's GPU quota is the training pools' max GPUs (here 0); use 'auto' or "
                      f"'off' (pools: {_pool_list(pools)})", spec.kueue.value)
     if derive.kueue_enabled(spec, pools):
-        for i, pool in enumerate(pools):
+        for pool in pools:
             if pool.pool_class in derive.QUEUED_CLASSES and len(pool.node_taints) > KUEUE_MAX_TOLERATIONS:
                 problems.add(root + ("kueue",), f"pool {pool.name!r} has {len(pool.node_taints)} taints; a Kueue "
                              f"ResourceFlavor holds at most {KUEUE_MAX_TOLERATIONS} tolerations (remove taints "

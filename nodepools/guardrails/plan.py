@@ -43,17 +43,6 @@ class GuardrailsPlan:
     def releases(self) -> list[HelmRelease]:
         return [r for r in (self.device_plugin, self.cluster_autoscaler, self.kueue) if r is not None]
 
-    def builtin_objects(self) -> list[Obj]:
-        """Every built-in Kubernetes object (schema-checked by kubernetes-validate)."""
-        return [*self.priority_classes, *self.namespaces.values(), *(o for _, o in self.resource_quotas),
-                *(o for _, o in self.limit_ranges)]
-
-    def custom_objects(self) -> list[Obj]:
-        """Every custom resource (checked against its CRD schema)."""
-        rule = [self.prometheus_rule] if self.prometheus_rule else []
-        return [*self.resource_flavors, *(o for _, o in self.cluster_queues), *(o for _, o in self.local_queues),
-                *rule]
-
 
 def build_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: Any, region: Any = None,
                role_arn: Any = None) -> GuardrailsPlan:

@@ -126,3 +126,11 @@ def test_gke_checks_run_before_anything_registers(gcp_pools):
     bad = gcp_pools[1].model_copy(update={"zones": ["europe-west1-b"]})
     errors = rejected(platform_program(cluster, {"pools": [gcp_pools[0], bad]}))
     assert errors and all(e.startswith("pools[1].") for e in errors)
+
+
+def test_an_identity_the_target_refuses_stops_before_any_pool(aws_pools):
+    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], node_security_group_ids=["sg-0123456789abcdef0"])
+    run, error = run_program_capture(platform_program(cluster, {"pools": aws_pools, "region": "us-west-2"}))
+    assert isinstance(error, ValidationError)
+    assert describe(error)[0].startswith("oidc_provider_arn: EksCluster(oidc_provider_arn=...) is required")
+    assert sorted({r.type for r in run.resources}) == [v.COMPONENT_PLATFORM, "pulumi:providers:kubernetes"]
