@@ -101,7 +101,8 @@ def node_sizes(pool: PoolView) -> list[NodeSize]:
             sizes.append(NodeSize(name, UNKNOWN, UNKNOWN, gpus))
             continue
         memory = entry.memory_gib * GIB
-        sizes.append(NodeSize(name, entry.vcpu - reserved_cpu(entry.vcpu), memory - reserved_memory_bytes(memory), gpus))
+        cpu = entry.vcpu - reserved_cpu(entry.vcpu)
+        sizes.append(NodeSize(name, cpu, memory - reserved_memory_bytes(memory), gpus))
     return sizes
 
 

@@ -62,7 +62,8 @@ def matrix(report: PlacementReport) -> str:
     rows = []
     for summary in report.summaries:
         for template in summary.workload.templates:
-            cells = {v.pool.urn: v for v in report.verdicts if v.workload is summary.workload and v.template is template}
+            cells = {v.pool.urn: v for v in report.verdicts
+                     if v.workload is summary.workload and v.template is template}
             rows.append([workload_heading(summary.workload, template),
                          *(_cell(cells.get(p.urn)) for p in report.pools), summary_text(summary)])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]

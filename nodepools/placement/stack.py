@@ -31,6 +31,9 @@ from nodepools.inventory.workloads import Workload, read_workload
 from nodepools.placement.tri import Tri
 
 
+_CLASS_ORDER = {c: i for i, c in enumerate(v.PoolClass)}
+
+
 @dataclass(frozen=True)
 class StackResource:
     type: str
@@ -92,12 +95,16 @@ def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[
         if pool is not None:
             pools.append(pool)
             key = cluster_via_dependencies(r)
-            pool_cluster[r.urn] = key if not is_unknown(key) else (pool.cluster if isinstance(pool.cluster, str) else UNKNOWN)
+            named = pool.cluster if isinstance(pool.cluster, str) else UNKNOWN
+            pool_cluster[r.urn] = named if is_unknown(key) else key
         workload = read_workload(r.type, r.props, r.urn, r.name)
         if workload is not None:
             workloads.append(workload)
             workload_cluster[r.urn] = cluster_via_dependencies(by_urn.get(r.provider))
     known = {k for k in pool_cluster.values() if not is_unknown(k)}
+    # Registration order is asynchronous: order pools by class then name, workloads by namespace then name.
+    pools.sort(key=lambda p: (_CLASS_ORDER.get(p.pool_class, len(_CLASS_ORDER)), p.name, p.urn))
+    workloads.sort(key=lambda w: (str(w.namespace), w.name, w.urn))
     return Stack(tuple(pools), tuple(workloads), {**_namespaces(items), **(namespace_labels or {})},
                  pool_cluster, workload_cluster, len(known) <= 1)
 
