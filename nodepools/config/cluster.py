@@ -24,10 +24,12 @@ _AWS_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 _GCP_PROJECT = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+_SG = re.compile(r"^sg-[0-9a-f]{8,17}$")
 _CIDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")
 _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
 
 Mode = Literal["create", "attach"]
+DEFAULT_KUBERNETES_VERSION = "1.33"
 
 
 class _Cluster(BaseModel):
@@ -35,7 +37,7 @@ class _Cluster(BaseModel):
 
     name: str
     mode: Mode = "create"
-    kubernetes_version: str = "1.33"
+    kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     deletion_protection: bool = True
     # Attach mode: how the Kubernetes provider reaches the cluster, without an invoke:
     # its endpoint and CA bundle, or a context of the deployer's kubeconfig.
@@ -92,7 +94,10 @@ class EksClusterConfig(_Cluster):
     node_role_arn: str | None = None
     log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
         default_factory=lambda: ["api", "audit", "authenticator"])
-    # Attach mode: the existing cluster's IRSA provider (else the autoscaler gets no IRSA role).
+    # Attach mode: the security group EKS created with the cluster (nodes need it: our
+    # launch templates name their groups, so EKS stops adding it), and the existing
+    # cluster's IRSA provider (else the autoscaler gets no IRSA role).
+    cluster_security_group_id: str | None = None
     oidc_provider_arn: str | None = None
     oidc_issuer_url: str | None = None
     # AWS tags on every resource the stack creates (cluster, roles, key, node groups).
@@ -116,6 +121,16 @@ class EksClusterConfig(_Cluster):
             value = getattr(self, field)
             if value is not None and not _ARN.match(value):
                 problems.add(field, f"{field} {value!r} is not an ARN (arn:aws:...)", value)
+        if self.mode == "attach" and self.cluster_security_group_id is None:
+            problems.add("cluster_security_group_id", "mode 'attach' needs the cluster security group EKS created "
+                         "(sg-...; the cluster's vpc_config.cluster_security_group_id): the nodes join through it",
+                         None)
+        if self.mode == "create" and self.cluster_security_group_id is not None:
+            problems.add("cluster_security_group_id", "cluster_security_group_id is for mode 'attach': a created "
+                         "cluster reports its own", self.cluster_security_group_id)
+        if self.cluster_security_group_id is not None and not _SG.match(self.cluster_security_group_id):
+            problems.add("cluster_security_group_id", f"{self.cluster_security_group_id!r} is not a security group "
+                         "id (sg-<8 or 17 hex>)", self.cluster_security_group_id)
         if self.public_access_cidrs and not self.endpoint_public_access:
             problems.add("public_access_cidrs", "public_access_cidrs needs endpoint_public_access: true",
                          self.public_access_cidrs)

@@ -15,8 +15,9 @@ import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
-from nodepools.config.cluster import EksClusterConfig, GkeClusterConfig
-from nodepools.config.guardrails import GuardrailsConfig, validate_platform
+from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
+from nodepools.components.platform import PlatformArgs
+from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems, dotted
@@ -47,7 +48,7 @@ class StackConfig(BaseModel):
     cluster: EksClusterConfig | GkeClusterConfig = Field(discriminator="cloud")
     layout: Layout
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)
-    guardrails: GuardrailsConfig = Field(default_factory=dict)
+    guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
 
     @model_validator(mode="after")
     def _check(self) -> "StackConfig":
@@ -55,10 +56,32 @@ class StackConfig(BaseModel):
         absorb(problems, lambda: ClusterPools(cloud=self.cluster.cloud, pools=self.pools))
         if self.layout is Layout.FLAT and (why := flat_layout_problem(self.pools)):
             problems.add("layout", why, self.layout.value)
+        if self.guardrails.kubernetes_version != self.cluster.kubernetes_version:
+            problems.add(("guardrails", "kubernetes_version"), f"guardrails.kubernetes_version "
+                         f"{self.guardrails.kubernetes_version!r} differs from the cluster's "
+                         f"{self.cluster.kubernetes_version!r}; leave it unset to follow the cluster",
+                         self.guardrails.kubernetes_version)
         if not problems:
-            absorb(problems, lambda: validate_platform(self.pools, self.guardrails))
+            absorb(problems, lambda: self.platform_args)
         problems.raise_if_any("StackConfig")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _guardrails_follow_cluster(cls, data: Any) -> Any:
+        """The guardrails build objects for the cluster's Kubernetes version unless told otherwise."""
+        if not isinstance(data, dict):
+            return data
+        cluster, guardrails = data.get("cluster"), data.get("guardrails", {})
+        if isinstance(cluster, dict) and isinstance(guardrails, dict) and "kubernetes_version" not in guardrails:
+            version = cluster.get("kubernetes_version", DEFAULT_KUBERNETES_VERSION)
+            data = {**data, "guardrails": {**guardrails, "kubernetes_version": version}}
+        return data
+
+    @property
+    def platform_args(self) -> PlatformArgs:
+        """What the Platform component takes (pools, guardrails, the cluster's region where it has one)."""
+        return platform_args(self.pools, self.guardrails, getattr(self.cluster, "region", None))
 
     @property
     def cloud(self) -> Cloud:

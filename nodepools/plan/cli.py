@@ -1,19 +1,67 @@
-"""``nodepools plan``: placeholder until the stacks land (issue 8) — validates
-the default pool set of a stack and prints it."""
+"""``nodepools plan``: the offline plan of a stack, on any machine, without cloud credentials.
+
+Usage::
+
+    nodepools plan [--stack aws-dev] [--json] [--project-dir DIR] [--no-policy]
+
+Runs the stack's real program (``Pulumi.yaml`` ``main``) with its
+``Pulumi.<stack>.yaml`` config under Pulumi's mock engine and prints the
+resource tree with counts per type, the pools table, the layout verdict, the
+policy report and the placement matrix (when the pack and the analysis are
+installed), and what a mock run cannot know.
+
+Exit status: 0 planned; 1 a mandatory policy is violated; 2 the config is
+invalid, the program failed, or the project/stack cannot be found.
+"""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+
+from nodepools.plan import checks
+from nodepools.plan.project import ProjectError, find_project, load_project
+from nodepools.plan.render import render
+from nodepools.plan.report import build_plan
+from nodepools.plan.run import run_stack
+
+EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="nodepools", description="nodepools: node pools for EKS and GKE")
+    sub = root.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser("plan", help="offline plan of a stack (no cloud, no Pulumi CLI)",
+                          description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    plan.add_argument("--stack", default="aws-dev", help="stack name: reads Pulumi.<stack>.yaml (default aws-dev)")
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON for machines")
+    plan.add_argument("--project-dir", type=Path, default=None,
+                      help="directory of Pulumi.yaml (default: search from the working directory up)")
+    plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
+    return root
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="nodepools")
-    sub = parser.add_subparsers(dest="command", required=True)
-    plan = sub.add_parser("plan", help="offline plan of a stack")
-    plan.add_argument("--stack", default="aws-dev")
-    args = parser.parse_args(argv)
-    print(f"nodepools plan --stack {args.stack}: the stacks are not built yet")
-    return 0
+    args = parser().parse_args(argv)
+    try:
+        project = load_project(args.project_dir) if args.project_dir else find_project()
+        stack_run = run_stack(project, args.stack)
+    except ProjectError as err:
+        print(f"nodepools plan: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    plan = build_plan(stack_run)
+    if plan["error"] is None and not args.no_policy:
+        plan["policy"] = checks.policy_report(stack_run)
+        plan["placement"] = checks.placement_matrix(stack_run)
+    code = EXIT_ERROR if plan["error"] else EXIT_POLICY if checks.mandatory_violations(plan["policy"]) else EXIT_OK
+    plan["result"] = {EXIT_OK: "ok", EXIT_POLICY: "mandatory policy violated", EXIT_ERROR: "error"}[code]
+    plan["exit_code"] = code
+    if args.json:
+        print(json.dumps(plan, indent=2, sort_keys=False, default=str))
+    else:
+        print(render(plan))
+    return code
 
 
 if __name__ == "__main__":

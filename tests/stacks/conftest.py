@@ -32,3 +32,14 @@ def stack_config():
 def run_stack():
     """``run_stack(config, stack=..., preview=...)`` -> (Run, error) of stacks/__main__.py."""
     return _run
+
+
+@pytest.fixture(scope="session")
+def stack_runs():
+    """One preview per default stack, shared by the tests (each run costs about a second)."""
+    out = {}
+    for stack in STACKS:
+        run, error = _run(_stack_config(stack), stack=stack)
+        assert error is None, f"{stack}: {error}"
+        out[stack] = run
+    return out

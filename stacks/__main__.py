@@ -1,0 +1,45 @@
+"""The one Pulumi program of every environment (``main: stacks/``).
+
+Each environment is a stack whose ``Pulumi.<env>.yaml`` in this directory holds
+its structured config (``nodepools:cluster``, ``nodepools:layout``,
+``nodepools:pools``, ``nodepools:guardrails``). The program:
+
+1. validates the whole config into the spec, and checks every pool against its
+   cloud's rules: a bad value stops here, listing every bad field by its config
+   path, before any resource registers;
+2. creates the cluster from the networking ids in config, or attaches to an
+   existing one by name, and wires a Kubernetes provider from it;
+3. builds the platform (pools + guardrails) on that cluster;
+4. exports the cluster, the layout verdict, and per pool its class, taints,
+   labels and workload contract, for app stacks to read via StackReference.
+
+No provider data source is read, so every stack previews without credentials
+(``nodepools plan --stack <env>`` runs this file under Pulumi's mock engine).
+"""
+import pulumi
+
+from nodepools.backends.aws.cluster import eks_cluster, eks_target
+from nodepools.backends.gcp.cluster import gke_cluster, gke_target
+from nodepools.components.platform import Platform
+from nodepools.config import from_pulumi
+from nodepools.config.outputs import pools_outputs
+from nodepools.config.stack import check_on_target
+from nodepools.vocabulary import Cloud
+
+config = from_pulumi()
+if config.cloud is Cloud.AWS:
+    check_on_target(config, lambda: eks_target(config.cluster))
+    connection = eks_cluster(config.cluster)
+else:
+    check_on_target(config, lambda: gke_target(config.cluster))
+    connection = gke_cluster(config.cluster)
+
+verdict = config.verdict
+if verdict.warning:
+    pulumi.log.warn(verdict.warning)
+
+platform = Platform(config.cluster.name, connection.target, config.platform_args, connection.provider)
+
+pulumi.export("cluster", connection.outputs)
+pulumi.export("layout", verdict.as_dict())
+pulumi.export("pools", pools_outputs(platform.pools))

@@ -1,0 +1,24 @@
+"""Each example runs as its own Pulumi project, with its own Pulumi.dev.yaml, under the mock engine."""
+from pathlib import Path
+
+import pytest
+
+from nodepools.plan.project import load_project
+from nodepools.plan.run import run_stack
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="session")
+def example_runs():
+    """name -> StackRun (preview) of every example with a Pulumi.yaml."""
+    out = {}
+    for directory in sorted(p.parent for p in EXAMPLES.glob("*/Pulumi.yaml")):
+        out[directory.name] = run_stack(load_project(directory), "dev")
+    return out
+
+
+@pytest.fixture(scope="session")
+def platform_run():
+    """The aws-dev stack's preview: the pools the examples' workloads land on."""
+    return run_stack(load_project(EXAMPLES.parent), "aws-dev")

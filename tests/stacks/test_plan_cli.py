@@ -1,0 +1,92 @@
+"""``nodepools plan``: the real program of a stack, offline, for people and for machines."""
+import json
+
+import yaml
+
+from nodepools.plan.cli import main
+
+
+def plan_json(capsys, *argv):
+    code = main(["plan", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_json_plan_of_aws_dev_holds_the_pools_table(capsys):
+    code, plan = plan_json(capsys, "--stack", "aws-dev")
+    assert code == 0 and plan["exit_code"] == 0 and plan["error"] is None
+    assert plan["pools"] == [
+        {"name": "system", "class": "resident", "capacity": "on-demand", "min_nodes": 2, "max_nodes": 4,
+         "instance_types": ["m7i.xlarge"], "gpus_per_node": 0, "gpu_model": None, "taints": []},
+        {"name": "batch", "class": "batch", "capacity": "spot", "min_nodes": 0, "max_nodes": 6,
+         "instance_types": ["c7i.2xlarge", "c6i.2xlarge"], "gpus_per_node": 0, "gpu_model": None,
+         "taints": ["nodepools.io/pool-class=batch:NoSchedule"]},
+        {"name": "inference", "class": "gpu-inference", "capacity": "on-demand", "min_nodes": 1, "max_nodes": 2,
+         "instance_types": ["g6.xlarge"], "gpus_per_node": 1, "gpu_model": "nvidia-l4",
+         "taints": ["nodepools.io/pool-class=gpu-inference:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]},
+        {"name": "training", "class": "gpu-training", "capacity": "spot", "min_nodes": 0, "max_nodes": 2,
+         "instance_types": ["g6.12xlarge"], "gpus_per_node": 4, "gpu_model": "nvidia-l4",
+         "taints": ["nodepools.io/pool-class=gpu-training:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]},
+    ]
+    assert plan["counts"]["aws:eks/nodeGroup:NodeGroup"] == 4
+    assert sum(plan["counts"].values()) == len(plan["resources"])
+    assert plan["layout"]["chosen"] == "specialized" and plan["layout"]["warning"] is None
+
+
+def test_resource_tree_links_children_to_parents(capsys):
+    _, plan = plan_json(capsys, "--stack", "gcp-dev")
+    rows = {(r["type"], r["name"]): r for r in plan["resources"]}
+    pool = rows[("gcp:container/nodePool:NodePool", "np-gcp-dev-inference")]
+    assert pool["parent"] == {"type": "nodepools:pools:NodePool", "name": "np-gcp-dev-inference"}
+    assert rows[("gcp:container/cluster:Cluster", "np-gcp-dev")]["parent"] is None
+
+
+def test_plan_is_honest_about_unknowns(capsys):
+    _, plan = plan_json(capsys, "--stack", "aws-dev")
+    tags = [r for r in plan["resources"] if r["type"] == "aws:autoscaling/tag:Tag"]
+    assert tags and all(r["unknown_inputs"] == ["autoscalingGroupName"] for r in tags)
+    assert plan["cluster"]["endpoint"] == "<unknown>"
+    assert any("shown as <unknown>" in note for note in plan["notes"])
+
+
+def test_text_plan_prints_tree_counts_pools_and_layout(capsys):
+    assert main(["plan", "--stack", "aws-prod"]) == 0
+    out = capsys.readouterr().out
+    assert "  nodepools:platform:Platform  np-aws-prod\n" in out
+    assert "     4  aws:eks/nodeGroup:NodeGroup\n" in out
+    assert "  inference  gpu-inference  on-demand  2/8" in out
+    assert "Layout: specialized (agrees; the rule of thumb says specialized)" in out
+    assert out.rstrip().endswith("Result: ok")
+
+
+def project_with(tmp_path, stack, config):
+    from pathlib import Path
+    stacks = Path(__file__).resolve().parents[2] / "stacks"
+    (tmp_path / "Pulumi.yaml").write_text(yaml.safe_dump(
+        {"name": "nodepools", "runtime": "python", "main": str(stacks), "stackConfigDir": "envs"}))
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": config}))
+    return tmp_path
+
+
+def test_bad_config_exits_2_with_config_paths(tmp_path, capsys, stack_config):
+    raw = stack_config("aws-dev")
+    raw["nodepools:pools"][2]["capacity"] = "spot"
+    project = project_with(tmp_path, "broken", raw)
+    code, plan = plan_json(capsys, "--stack", "broken", "--project-dir", str(project))
+    assert code == 2 and plan["resources"] == []
+    assert plan["error"]["kind"] == "config"
+    assert plan["error"]["lines"][0].startswith("nodepools:pools[2].capacity: capacity 'spot' is not allowed")
+
+
+def test_layout_warning_is_printed(tmp_path, capsys, stack_config):
+    raw = stack_config("aws-dev")
+    raw["nodepools:pools"] = raw["nodepools:pools"][:1]
+    project = project_with(tmp_path, "tiny", raw)
+    assert main(["plan", "--stack", "tiny", "--project-dir", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert "WARNING: layout 'specialized' contradicts the rule of thumb, which calls for 'flat' here" in out
+
+
+def test_unknown_stack_exits_2(capsys):
+    assert main(["plan", "--stack", "nope"]) == 2
+    assert "stack 'nope' has no config file" in capsys.readouterr().err
