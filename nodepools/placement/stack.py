@@ -2,8 +2,10 @@
 
 Accepts the resources of a mocked run (``nodepools.offline.engine.Registration``:
 ``.type .urn .name .inputs .provider .dependencies``), the policy pack's stack
-resources (``.props``, ``.provider.urn``, ``.dependencies`` as resources) or
-plain dicts with the same keys.
+resources (``pulumi_policy.PolicyResource``: ``.resource_type .props``,
+``.provider.urn``, ``.dependencies`` as resources) or plain dicts with either
+set of keys. A provider's own dependencies are known only when the provider is
+among the resources too.
 
 Which cluster a resource belongs to (the choice, documented for users):
 
@@ -58,7 +60,8 @@ def normalize(resource: Any) -> StackResource:
     get = resource.get if isinstance(resource, Mapping) else (lambda k, d=None: getattr(resource, k, d))
     props = get("inputs") if get("inputs") is not None else get("props")
     deps = tuple(_urn_of(d) for d in (get("dependencies") or ()))
-    return StackResource(str(get("type", "")), str(get("urn", "")), str(get("name", "")), props or {},
+    type_ = get("type") or get("resource_type") or ""  # pulumi_policy spells it resource_type
+    return StackResource(str(type_), str(get("urn", "")), str(get("name", "")), props or {},
                          _urn_of(get("provider")), deps)
 
 

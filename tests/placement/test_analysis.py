@@ -191,3 +191,17 @@ def test_workloads_are_judged_against_the_pools_of_their_own_cluster():
     assert (nowhere.unschedulable, nowhere.reachable) == (UNKNOWN, ())
     assert {v.pool.name: v.same_cluster for v in report.verdicts if v.workload.name == "nowhere"} == {
         "big-a": UNKNOWN, "small-b": UNKNOWN}
+
+
+def test_policy_pack_stack_resources_are_read_like_registrations():
+    from pulumi.runtime import rpc
+    from pulumi_policy.policy import PolicyResource, PolicyResourceOptions
+
+    def policy_resource(raw):
+        opts = PolicyResourceOptions(False, [], False, [], None, [])
+        return PolicyResource(raw["type"], raw["inputs"], raw["urn"], raw["name"], opts, None, None, [], {})
+
+    unknown_taints = {**JOBS, "inputs": {**JOBS["inputs"], "taints": rpc.UNKNOWN}}
+    report = analyze([policy_resource(r) for r in (WEB, unknown_taints, workload("w", pod()))])
+    assert cell(report, "w", "web") == (Fit.FITS, None, "")
+    assert cell(report, "w", "jobs") == (Fit.UNKNOWN, Reason.TAINT, "cannot judge the pool's taints at preview")
