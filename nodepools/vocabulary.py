@@ -71,6 +71,10 @@ LABEL_EKS_NODEGROUP = "eks.amazonaws.com/nodegroup"
 LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 LABEL_ARCH = "kubernetes.io/arch"
 LABEL_ZONE = "topology.kubernetes.io/zone"
+# Set by the kubelet on every node; hostname and region vary per node (placement analysis).
+LABEL_OS = "kubernetes.io/os"
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_REGION = "topology.kubernetes.io/region"
 
 # --- cloud resource labels (GCE VM/disk labels, for billing by pool) ----------
 # GCP label keys allow only [a-z0-9_-], so the node-label spelling cannot be reused.

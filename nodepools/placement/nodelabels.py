@@ -22,10 +22,7 @@ from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.placement.tri import Tri
 
-# Labels the kubelet sets on every node (kubelet initialNode / cloud node manager).
-LABEL_OS = "kubernetes.io/os"
-LABEL_HOSTNAME = "kubernetes.io/hostname"
-LABEL_REGION = "topology.kubernetes.io/region"
+LABEL_OS, LABEL_HOSTNAME, LABEL_REGION = v.LABEL_OS, v.LABEL_HOSTNAME, v.LABEL_REGION
 # Deprecated aliases the kubelet / cloud node manager still set beside the stable keys.
 _BETA_ALIASES = {
     "beta.kubernetes.io/os": LABEL_OS,
