@@ -103,8 +103,9 @@ class EksClusterConfig(_Cluster):
     # AWS tags on every resource the stack creates (cluster, roles, key, node groups).
     tags: dict[str, str] = Field(default_factory=dict)
 
-    CREATE_ONLY: ClassVar[tuple[str, ...]] = ("vpc_id", "endpoint_public_access", "public_access_cidrs", "kms_key_arn", "cluster_role_arn",
-                    "log_types", "deletion_protection")
+    CREATE_ONLY: ClassVar[tuple[str, ...]] = (
+        "vpc_id", "endpoint_public_access", "public_access_cidrs", "kms_key_arn", "cluster_role_arn", "log_types",
+        "deletion_protection")
 
     @model_validator(mode="after")
     def _check(self) -> "EksClusterConfig":
@@ -167,9 +168,10 @@ class GkeClusterConfig(_Cluster):
     # GCP labels on the cluster and every node VM and disk.
     resource_labels: dict[str, str] = Field(default_factory=dict)
 
-    CREATE_ONLY: ClassVar[tuple[str, ...]] = ("network", "subnetwork", "pods_range_name", "services_range_name", "master_ipv4_cidr_block",
-                    "enable_private_endpoint", "master_authorized_cidrs", "release_channel",
-                    "database_encryption_key", "deletion_protection")
+    CREATE_ONLY: ClassVar[tuple[str, ...]] = (
+        "network", "subnetwork", "pods_range_name", "services_range_name", "master_ipv4_cidr_block",
+        "enable_private_endpoint", "master_authorized_cidrs", "release_channel", "database_encryption_key",
+        "deletion_protection")
     CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ("network", "subnetwork", "pods_range_name", "services_range_name")
 
     @model_validator(mode="after")

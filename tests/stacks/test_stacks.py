@@ -135,3 +135,19 @@ def test_update_run_resolves_the_kubeconfig_from_cluster_outputs(stack_config, r
     assert kubeconfig["clusters"][0]["cluster"]["server"] == "https://np-aws-dev.gr7.us-west-2.eks.amazonaws.com"
     assert kubeconfig["users"][0]["user"]["exec"]["args"] == [
         "eks", "get-token", "--cluster-name", "np-aws-dev", "--region", "us-west-2", "--output", "json"]
+
+
+def test_attach_mode_registers_no_cluster_and_wires_the_named_one(stack_config, run_stack):
+    raw = stack_config("aws-dev")
+    raw["nodepools:cluster"] = {
+        "cloud": "aws", "name": "existing-eks", "mode": "attach", "region": "us-west-2",
+        "subnet_ids": ["subnet-0a1b2c3d4e5f60701", "subnet-0a1b2c3d4e5f60702"],
+        "cluster_security_group_id": "sg-0123456789abcdef0", "kubeconfig_context": "existing-eks-admin",
+        "oidc_provider_arn": "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/ABC",
+        "oidc_issuer_url": "https://oidc.eks.us-west-2.amazonaws.com/id/ABC"}
+    run, error = run_stack(raw)
+    assert error is None, error
+    assert counts(run)["aws:eks/cluster:Cluster"] == 0 and counts(run)[TYPE_EKS_NODE_GROUP] == 4
+    assert run.named("existing-eks-k8s").inputs["context"] == "existing-eks-admin"
+    assert {g.inputs["clusterName"] for g in run.of_type(TYPE_EKS_NODE_GROUP)} == {"existing-eks"}
+    assert run.outputs["cluster"]["mode"] == "attach"

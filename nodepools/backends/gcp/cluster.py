@@ -81,7 +81,8 @@ def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
             master_ipv4_cidr_block=config.master_ipv4_cidr_block),
         master_authorized_networks_config=gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
             cidr_blocks=[gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(
-                cidr_block=cidr, display_name=f"authorized-{i}") for i, cidr in enumerate(config.master_authorized_cidrs)]),
+                cidr_block=cidr, display_name=f"authorized-{i}")
+                for i, cidr in enumerate(config.master_authorized_cidrs)]),
         workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
             workload_pool=workload_pool(config.project)),
         release_channel=gcp.container.ClusterReleaseChannelArgs(channel=config.release_channel),
@@ -110,8 +111,8 @@ def _attach(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
         provider = k8s.Provider(f"{name}-k8s", context=config.kubeconfig_context, enable_server_side_apply=True,
                                 opts=opts)
     else:
-        provider = k8s.Provider(f"{name}-k8s", enable_server_side_apply=True, opts=opts,
-                                kubeconfig=kubeconfig(name, config.endpoint or "", config.certificate_authority_data or ""))
+        config_json = kubeconfig(name, config.endpoint or "", config.certificate_authority_data or "")
+        provider = k8s.Provider(f"{name}-k8s", kubeconfig=config_json, enable_server_side_apply=True, opts=opts)
     return ClusterConnection(gke_target(config, name), provider, None, {
         "name": name, "cloud": "gcp", "mode": "attach", "project": config.project, "location": config.location,
         "endpoint": config.endpoint, "kubernetesVersion": config.kubernetes_version,
