@@ -65,6 +65,7 @@ LABEL_AWS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
 # --- labels the clouds set themselves (read by the policy pack/placement) ----
 LABEL_EKS_CAPACITY_TYPE = "eks.amazonaws.com/capacityType"
 LABEL_GKE_SPOT = "cloud.google.com/gke-spot"
+LABEL_GKE_PREEMPTIBLE = "cloud.google.com/gke-preemptible"
 LABEL_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 LABEL_GKE_NODEPOOL = "cloud.google.com/gke-nodepool"
 LABEL_EKS_NODEGROUP = "eks.amazonaws.com/nodegroup"

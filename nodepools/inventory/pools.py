@@ -127,8 +127,10 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     os = UNKNOWN if is_unknown(image) else ("windows" if str(image).upper().startswith("WINDOWS") else "linux")
     pool_name = props.get("name") if isinstance(props.get("name"), str) else name
     labels = {v.LABEL_GKE_NODEPOOL: pool_name, **str_map(config.get("labels"))}
-    if spot is True:
-        labels[v.LABEL_GKE_SPOT] = "true"
+    # GKE labels Spot VMs gke-spot and legacy preemptible VMs gke-preemptible.
+    for flag, label in ((config.get("spot"), v.LABEL_GKE_SPOT), (config.get("preemptible"), v.LABEL_GKE_PREEMPTIBLE)):
+        if flag is True:
+            labels[label] = "true"
     if accelerators and isinstance(accelerators[0].get("type"), str):
         labels[v.LABEL_GKE_ACCELERATOR] = accelerators[0]["type"]
     autoscaling = props.get("autoscaling")

@@ -115,3 +115,11 @@ def test_unknown_pool_fields_stay_unknown():
     assert (pool.instance_types, pool.spot, pool.taints, pool.gpu_count, pool.is_gpu) == (
         UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN)
     assert read_pool("kubernetes:apps/v1:Deployment", {}) is None
+
+
+def test_gke_preemptible_pool_carries_the_preemptible_label_not_spot():
+    pool = read_pool("gcp:container/nodePool:NodePool", {"name": "old", "nodeConfig": {
+        "machineType": "n2-standard-4", "preemptible": True}})
+    assert pool.spot is True
+    assert pool.labels["cloud.google.com/gke-preemptible"] == "true"
+    assert "cloud.google.com/gke-spot" not in pool.labels
