@@ -6,35 +6,19 @@ values, so a bad spec fails before any resource is registered.
 """
 from __future__ import annotations
 
-from enum import Enum
 from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from nodepools import vocabulary as v
+from nodepools.spec import pool_rules
 from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
-from nodepools.spec.presets import preset
-from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
-from nodepools import vocabulary as v
+from nodepools.spec.presets import PlacementStrategy, preset
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, TaintEffect
 
-# Label keys the pool sets from its own spec; a user label may not override them.
-RESERVED_LABEL_KEYS = frozenset({
-    v.LABEL_POOL_CLASS, v.LABEL_POOL, v.LABEL_CAPACITY, v.LABEL_ACCELERATOR,
-    v.LABEL_GPU_PRESENT, v.LABEL_AWS_ACCELERATOR,
-})
-POOL_NAME_MAX = 40  # GKE node pool names are limited to 40 characters; EKS to 63.
 MAX_NODES_LIMIT = 1000
-
-
-class PlacementStrategy(str, Enum):
-    """``spread`` (default) across zones, or ``compact``: one zone, short network
-    path between nodes (AWS cluster placement group / GKE compact placement), for
-    gang-scheduled training whose collectives are latency bound."""
-
-    SPREAD = "spread"
-    COMPACT = "compact"
 
 
 class _Strict(BaseModel):
@@ -118,136 +102,22 @@ class PoolSpec(_Strict):
     @model_validator(mode="after")
     def _check(self) -> "PoolSpec":
         problems = Problems()
-        self._check_name(problems)
-        self._check_class_rules(problems)
-        types = self._check_instance_types(problems)
-        if types:
-            self._check_gpu(problems, types)
-        self._check_labels_and_taints(problems)
+        pool_rules.check_pool(self, problems)
         problems.raise_if_any("PoolSpec")
         return self
 
-    def _check_name(self, problems: Problems) -> None:
-        if err := dns_label_error(self.name, POOL_NAME_MAX):
-            problems.add("name", f"pool name {err}", self.name)
-
-    def _check_class_rules(self, problems: Problems) -> None:
-        rules = preset(self.pool_class)
-        if self.capacity not in rules.allowed_capacity:
-            allowed = ", ".join(c.value for c in rules.allowed_capacity)
-            problems.add("capacity", f"capacity {self.capacity.value!r} is not allowed for class "
-                         f"{self.pool_class.value} (allowed: {allowed}): it must not be interrupted", self.capacity.value)
-        if self.min_nodes < rules.min_nodes_floor:
-            problems.add("min_nodes", f"min_nodes must be >= {rules.min_nodes_floor} for class "
-                         f"{self.pool_class.value}: its capacity must stay up (got {self.min_nodes})", self.min_nodes)
-        if self.min_nodes > self.max_nodes:
-            problems.add("min_nodes", f"min_nodes ({self.min_nodes}) must be <= max_nodes ({self.max_nodes})",
-                         self.min_nodes)
-        if self.placement is PlacementStrategy.COMPACT:
-            if not rules.compact_placement_allowed:
-                problems.add("placement", f"placement 'compact' is allowed for classes batch and gpu-training only, "
-                             f"not {self.pool_class.value} (one zone would take availability from it)", "compact")
-            elif len(self.zones) > 1 or len(self.subnet_ids) > 1:
-                problems.add("placement", "placement 'compact' needs one zone: give at most one entry in zones "
-                             "and subnet_ids", "compact")
-
-    def _check_instance_types(self, problems: Problems) -> list[InstanceType]:
-        resolved: list[InstanceType] = []
-        seen: set[str] = set()
-        for i, name in enumerate(self.instance_types):
-            if name in seen:
-                problems.add(("instance_types", i), f"instance type {name!r} is listed twice", name)
-                continue
-            seen.add(name)
-            entry = self._resolve(name)
-            if entry is None:
-                problems.add(("instance_types", i), f"unknown instance type {name!r}: it is not in the instance "
-                             f"table (nodepools.spec.instances); give its capacity in custom_capacity[{name!r}] "
-                             "(vcpu, memory_gib, gpu_count, gpu_model)", name)
-            else:
-                resolved.append(entry)
-        for name in self.custom_capacity:
-            if name not in self.instance_types:
-                problems.add(("custom_capacity", name), f"custom_capacity names {name!r}, which is not in "
-                             f"instance_types (allowed: {', '.join(self.instance_types)})", name)
-        clouds = {t.cloud for t in resolved if t.cloud is not None}
-        if len(clouds) > 1:
-            problems.add("instance_types", "instance types mix clouds "
-                         f"({', '.join(sorted(c.value for c in clouds))}); a pool lives on one cloud", self.instance_types)
-        for field, what in (("architecture", "architecture"), ("gpu_count", "GPU count")):
-            values = {getattr(t, field) for t in resolved}
-            if len(values) > 1:
-                detail = ", ".join(f"{t.name}={getattr(t, field).value if isinstance(getattr(t, field), Enum) else getattr(t, field)}"
-                                   for t in resolved)
-                problems.add("instance_types", f"instance types of one pool must agree on {what} ({detail}): "
-                             "the scheduler and the autoscaler treat a pool's nodes as identical", self.instance_types)
-        if len(resolved) != len(self.instance_types):
-            return []
-        return resolved
-
-    def _resolve(self, name: str) -> InstanceType | None:
+    def resolve_instance(self, name: str) -> InstanceType | None:
         custom = self.custom_capacity.get(name)
         if custom is not None:
             return InstanceType(name, None, custom.vcpu, custom.memory_gib, custom.architecture,  # type: ignore[arg-type]
                                 custom.gpu_model, custom.gpu_count)
         return lookup(name)
 
-    def _check_gpu(self, problems: Problems, types: list[InstanceType]) -> None:
-        requires_gpu = preset(self.pool_class).requires_gpu
-        for i, t in enumerate(types):
-            if requires_gpu and not t.has_gpu:
-                problems.add(("instance_types", i), f"{t.name!r} has no GPU; class {self.pool_class.value} needs GPU "
-                             "instance types (AWS g5, g6, g6e, p4d, p5; GCP g2, a2, a3)", t.name)
-            if not requires_gpu and t.has_gpu:
-                problems.add(("instance_types", i), f"{t.name!r} has {t.gpu_count} GPU(s); class "
-                             f"{self.pool_class.value} must not use GPU instance types (use gpu-inference or "
-                             "gpu-training)", t.name)
-        if not requires_gpu:
-            if self.gpu is not None:
-                problems.add("gpu", f"class {self.pool_class.value} takes no gpu (allowed only for gpu-inference and "
-                             "gpu-training)", self.gpu.model_dump(mode="json"))
-            return
-        models = {t.gpu_model for t in types if t.gpu_model is not None}
-        if len(models) > 1:
-            problems.add("instance_types", "instance types of one pool must share one GPU model (got "
-                         f"{', '.join(sorted(m.value for m in models))})", self.instance_types)
-        if self.gpu is None:
-            if not models:
-                problems.add("gpu", f"class {self.pool_class.value} needs gpu.model (allowed: "
-                             f"{', '.join(m.value for m in GpuModel)}) and gpu.count_per_node", None)
-            return
-        if models and self.gpu.model not in models:
-            problems.add(("gpu", "model"), f"gpu.model {self.gpu.model.value!r} disagrees with the instance types' "
-                         f"GPU ({', '.join(sorted(m.value for m in models))})", self.gpu.model.value)
-        counts = {t.gpu_count for t in types if t.gpu_count}
-        if counts and self.gpu.count_per_node not in counts:
-            problems.add(("gpu", "count_per_node"), f"gpu.count_per_node {self.gpu.count_per_node} disagrees with "
-                         f"the instance types' GPU count ({', '.join(map(str, sorted(counts)))})", self.gpu.count_per_node)
-
-    def _check_labels_and_taints(self, problems: Problems) -> None:
-        for key, value in self.labels.items():
-            if key in RESERVED_LABEL_KEYS:
-                problems.add(("labels", key), f"label {key!r} is set by the pool from its spec and cannot be "
-                             f"overridden (reserved: {', '.join(sorted(RESERVED_LABEL_KEYS))})", value)
-            elif err := label_key_error(key):
-                problems.add(("labels", key), err, key)
-            if err := label_value_error(value):
-                problems.add(("labels", key), err, value)
-        builtin = {(t["key"], t["effect"]) for t in self._builtin_taints()}
-        for i, taint in enumerate(self.taints):
-            if err := label_key_error(taint.key):
-                problems.add(("taints", i, "key"), err.replace("label key", "taint key"), taint.key)
-            if err := label_value_error(taint.value):
-                problems.add(("taints", i, "value"), err.replace("label value", "taint value"), taint.value)
-            if taint.key == v.TAINT_POOL_CLASS_KEY or (taint.key, taint.effect.value) in builtin:
-                problems.add(("taints", i, "key"), f"taint {taint.key!r} is set by the pool from its class "
-                             "and cannot be given again", taint.key)
-
     # ---- derived contract ---------------------------------------------------
 
     @cached_property
     def instances(self) -> tuple[InstanceType, ...]:
-        return tuple(self._resolve(n) for n in self.instance_types)  # type: ignore[misc]
+        return tuple(self.resolve_instance(n) for n in self.instance_types)  # type: ignore[misc]
 
     @property
     def architecture(self) -> Architecture:
@@ -278,7 +148,7 @@ class PoolSpec(_Strict):
     def is_tainted(self) -> bool:
         return bool(self.node_taints)
 
-    def _builtin_taints(self) -> list[dict[str, str]]:
+    def builtin_taints(self) -> list[dict[str, str]]:
         taints = []
         if preset(self.pool_class).class_taint_by_default or self.dedicated:
             taints.append(v.class_taint(self.pool_class))
@@ -289,7 +159,7 @@ class PoolSpec(_Strict):
     @property
     def node_taints(self) -> list[Taint]:
         """Every taint the pool's nodes carry: class taint, GPU taint, then the user's."""
-        builtin = [Taint(key=t["key"], value=t["value"], effect=TaintEffect(t["effect"])) for t in self._builtin_taints()]
+        builtin = [Taint(key=t["key"], value=t["value"], effect=TaintEffect(t["effect"])) for t in self.builtin_taints()]
         return builtin + list(self.taints)
 
     @property

@@ -7,8 +7,18 @@ change (capacity, min/max nodes, disk size).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from nodepools.vocabulary import CapacityType, PoolClass
+
+
+class PlacementStrategy(str, Enum):
+    """``spread`` (default) across zones, or ``compact``: one zone, short network
+    path between nodes (AWS cluster placement group / GKE compact placement), for
+    gang-scheduled training whose collectives are latency bound."""
+
+    SPREAD = "spread"
+    COMPACT = "compact"
 
 
 @dataclass(frozen=True)
