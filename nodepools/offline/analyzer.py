@@ -1,0 +1,170 @@
+"""Run a CrossGuard pack as the Pulumi engine does, offline, and collect its diagnostics.
+
+The engine boots a Python pack with ``python -u -m pulumi.policy <engine> .``
+in the pack's directory (pulumi/pulumi: sdk/python/dist/pulumi-analyzer-policy-python),
+with ``PULUMI_CONFIG``, ``PULUMI_PROJECT``, ``PULUMI_STACK``, ``PULUMI_DRY_RUN``
+and ``PULUMI_ORGANIZATION`` set; the pack prints its gRPC port as the first
+stdout line. ``PolicyPackRunner`` does the same, then speaks the Analyzer
+protocol: ``GetAnalyzerInfo``; ``Configure`` with every policy's level and
+config, reconciled like the CLI (schema defaults, then ``all``, then per-policy
+values, validated against each policy's schema); ``Analyze`` per resource and
+``AnalyzeStack`` once. Start one runner per test session and reconfigure it per test.
+
+Inputs: the registrations of a mocked run (``nodepools.offline.engine``, whose
+exact wire ``Struct``, dependencies and property dependencies go through
+untouched) or hand-built ``PackResource``s.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import grpc
+from google.protobuf import empty_pb2
+from pulumi.runtime import proto
+from pulumi.runtime.proto import analyzer_pb2_grpc
+
+from nodepools.offline.engine import Registration, Run
+from nodepools.offline.analyzer_wire import (UNKNOWN_WIRE, Diagnostic, PackConfigError, PackError, PackInfo,
+                                             PackResource, PolicyInfo, policy_info, reconcile, urn_for)
+
+DEFAULT_PACK_DIR = Path(__file__).resolve().parents[2] / "policy"
+# The pack never dials the engine; the CLI passes its host address here.
+ENGINE_ADDRESS = "127.0.0.1:0"
+_LEVELS = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "remediate": proto.REMEDIATE,
+           "disabled": proto.DISABLED}
+_LEVEL_NAMES = {value: name for name, value in _LEVELS.items()}
+
+__all__ = ["DEFAULT_PACK_DIR", "UNKNOWN_WIRE", "Diagnostic", "PackConfigError", "PackError", "PackInfo",
+           "PackResource", "PolicyInfo", "PolicyPackRunner", "urn_for"]
+
+
+@dataclass
+class PolicyPackRunner:
+    """One running pack process. Use as a context manager or call ``start``/``close``."""
+
+    pack_dir: Path = DEFAULT_PACK_DIR
+    python: str = sys.executable
+    project: str = "nodepools"
+    stack: str = "dev"
+    dry_run: bool = True
+    organization: str = "organization"
+    stack_config: Mapping[str, str] = field(default_factory=dict)
+    startup_timeout_seconds: float = 60.0
+    _process: subprocess.Popen | None = field(default=None, init=False, repr=False)
+    _channel: grpc.Channel | None = field(default=None, init=False, repr=False)
+    _stub: Any = field(default=None, init=False, repr=False)
+    _stderr: deque = field(default_factory=lambda: deque(maxlen=200), init=False, repr=False)
+    _info: PackInfo | None = field(default=None, init=False, repr=False)
+
+    # --- lifecycle ------------------------------------------------------------
+    def start(self) -> "PolicyPackRunner":
+        env = {**os.environ, "PULUMI_CONFIG": json.dumps(dict(self.stack_config)), "PULUMI_PROJECT": self.project,
+               "PULUMI_STACK": self.stack, "PULUMI_DRY_RUN": "true" if self.dry_run else "false",
+               "PULUMI_ORGANIZATION": self.organization}
+        self._process = subprocess.Popen(
+            [self.python, "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, "."], cwd=self.pack_dir, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        port = self._read_port()
+        self._channel = grpc.insecure_channel(f"127.0.0.1:{port}",
+                                              options=[("grpc.max_receive_message_length", 400 * 2**20)])
+        grpc.channel_ready_future(self._channel).result(timeout=self.startup_timeout_seconds)
+        self._stub = analyzer_pb2_grpc.AnalyzerStub(self._channel)
+        return self
+
+    def _read_port(self) -> int:
+        assert self._process is not None and self._process.stdout is not None
+        threading.Thread(target=self._drain, args=(self._process.stderr, self._stderr), daemon=True).start()
+        box: list[str] = []
+        reader = threading.Thread(target=lambda: box.append(self._process.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(self.startup_timeout_seconds)
+        line = box[0].strip() if box else ""
+        if not line.isdigit():
+            self.close()
+            raise PackError(f"the pack in {self.pack_dir} did not print a port (got {line!r}); stderr:\n"
+                            + "".join(self._stderr))
+        threading.Thread(target=self._drain, args=(self._process.stdout, deque(maxlen=50)), daemon=True).start()
+        return int(line)
+
+    @staticmethod
+    def _drain(stream: Any, sink: deque) -> None:
+        for line in iter(stream.readline, ""):
+            sink.append(line)
+
+    def close(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+        self._channel = self._stub = self._process = None
+
+    def __enter__(self) -> "PolicyPackRunner":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _call(self, method: str, request: Any) -> Any:
+        if self._stub is None:
+            raise PackError("the pack is not running: call start() first")
+        try:
+            return getattr(self._stub, method)(request)
+        except grpc.RpcError as error:
+            raise PackError(f"{method} failed: {error.details()}\npack stderr:\n" + "".join(self._stderr)) from error
+
+    # --- protocol -------------------------------------------------------------
+    def info(self) -> PackInfo:
+        if self._info is None:
+            reply = self._call("GetAnalyzerInfo", empty_pb2.Empty())
+            self._info = PackInfo(reply.name, reply.version, {p.name: policy_info(p, _LEVEL_NAMES)
+                                                              for p in reply.policies})
+        return self._info
+
+    def configure(self, config: Mapping[str, Any] | None = None) -> dict[str, tuple[str, dict]]:
+        """Send every policy's (level, properties), reconciled from ``config`` in the
+        ``--policy-pack-config`` format; returns what was sent."""
+        reconciled = reconcile(self.info(), config or {})
+        request = proto.ConfigureAnalyzerRequest()
+        for name, (level, properties) in reconciled.items():
+            entry = request.policyConfig[name]
+            entry.enforcementLevel = _LEVELS[level]
+            entry.properties.update(properties)
+        self._call("Configure", request)
+        return reconciled
+
+    def analyze(self, resources: Iterable[PackResource | Registration]) -> list[Diagnostic]:
+        """``Analyze`` each resource, then ``AnalyzeStack`` once; every diagnostic."""
+        items = [r if isinstance(r, PackResource) else PackResource.from_registration(r) for r in resources]
+        by_urn = {r.urn: r for r in items}
+        out: list[Diagnostic] = []
+        for item in items:
+            reply = self._call("Analyze", proto.AnalyzeRequest(
+                type=item.type, urn=item.urn, name=item.name, properties=item.struct(),
+                options=item.options(), provider=item.provider_message(by_urn)))
+            out += [Diagnostic.of(d, item.urn, "analyze", _LEVEL_NAMES) for d in reply.diagnostics]
+        stack = proto.AnalyzeStackRequest(resources=[item.analyzer_resource(by_urn) for item in items])
+        reply = self._call("AnalyzeStack", stack)
+        out += [Diagnostic.of(d, "", "analyze-stack", _LEVEL_NAMES) for d in reply.diagnostics]
+        return out
+
+    def analyze_run(self, run: Run) -> list[Diagnostic]:
+        return self.analyze(run.resources)
+
+    def check(self, resources: Iterable[PackResource | Registration],
+              config: Mapping[str, Any] | None = None) -> list[Diagnostic]:
+        """``configure(config)`` then ``analyze(resources)``."""
+        self.configure(config)
+        return self.analyze(resources)
+

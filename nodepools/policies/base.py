@@ -1,0 +1,118 @@
+"""The shapes every rule shares: a resource as the engine sends it, a finding, a policy spec.
+
+Rules are plain functions over plain data so other teams can call them, test
+them and assemble their own pack; only ``nodepools.policies.pack`` knows
+pulumi_policy's callback shapes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Literal
+
+from pulumi_policy import EnforcementLevel, Severity
+
+from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, plain
+
+
+@dataclass(frozen=True)
+class Res:
+    """One resource: its inputs as plain data (``UNKNOWN`` where preview cannot know)."""
+
+    type: str
+    urn: str
+    name: str
+    props: dict[str, Any]
+    parent: str = ""
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    provider: str = ""  # the provider resource's URN ("" when none is recorded)
+
+    @classmethod
+    def of(cls, type_: str, urn: str, name: str, props: Any, parent: str = "",
+           dependencies: Iterable[str] = (), property_dependencies: dict[str, Iterable[str]] | None = None,
+           provider: str = "") -> "Res":
+        return cls(type_, urn, name, as_dict(plain(props)), parent or "", tuple(dependencies),
+                   {k: tuple(v) for k, v in (property_dependencies or {}).items()}, provider or "")
+
+    def depends_on(self, urn: str, *props: str) -> bool:
+        """True when ``urn`` flows into this resource: through one of ``props``
+        (property dependencies) or, when none is named, through any dependency."""
+        if props:
+            return any(urn in self.property_dependencies.get(p, ()) for p in props)
+        return urn in self.dependencies or any(urn in deps for deps in self.property_dependencies.values())
+
+    @property
+    def k8s_name(self) -> Any:
+        """``metadata.name``; ``UNKNOWN`` when absent (pulumi-kubernetes then auto-names it
+        with a random suffix, so the real name is not known before the update)."""
+        meta = self.props.get("metadata")
+        name = as_dict(meta).get("name")
+        return name if isinstance(name, str) else UNKNOWN
+
+    @property
+    def k8s_namespace(self) -> Any:
+        """``metadata.namespace`` ("default" when absent), or ``UNKNOWN``."""
+        meta = self.props.get("metadata")
+        if is_unknown(meta):
+            return UNKNOWN
+        namespace = as_dict(meta).get("namespace")
+        return UNKNOWN if is_unknown(namespace) else (namespace or "default")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation (or, with ``cannot_judge``, one verdict preview cannot reach).
+
+    ``subject`` names the resource, ``field`` the offending property path, ``fix``
+    what to change; ``namespace`` (a name, ``UNKNOWN`` or None for cluster-scoped
+    things) decides exemptions.
+    """
+
+    urn: str
+    subject: str
+    field: str
+    problem: str
+    fix: str = ""
+    namespace: Any = None
+    cannot_judge: bool = False
+
+    @property
+    def message(self) -> str:
+        if self.cannot_judge:
+            return f"{self.subject}: cannot judge {self.field} during preview: {self.problem}"
+        return f"{self.subject}: {self.field}: {self.problem}. Fix: {self.fix}"
+
+
+def unknown(urn: str, subject: str, field_path: str, namespace: Any = None, why: str = "") -> Finding:
+    return Finding(urn, subject, field_path, why or "the value is unknown until the update runs",
+                   namespace=namespace, cannot_judge=True)
+
+
+def subject_of(res_type: str, name: Any, namespace: Any = None) -> str:
+    """``Deployment 'web' in namespace 'shop'`` / ``aws:eks/nodeGroup:NodeGroup 'gpu'``."""
+    kind = res_type.rsplit(":", 1)[-1] if res_type.startswith("kubernetes:") else res_type
+    shown = "<unknown>" if is_unknown(name) else name
+    where = "" if namespace is None else f" in namespace '{'<unknown>' if is_unknown(namespace) else namespace}'"
+    return f"{kind} '{shown}'{where}"
+
+
+Scope = Literal["resource", "stack"]
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A named policy of design.md section 3.
+
+    ``check`` takes ``(Res, Settings)`` for resource policies and
+    ``(StackView, Settings)`` for stack policies and yields findings.
+    ``config`` names the policy's own config keys (on top of the shared ones).
+    """
+
+    name: str
+    description: str
+    severity: Severity
+    level: EnforcementLevel
+    scope: Scope
+    check: Callable[..., Iterable[Finding]]
+    config: tuple[str, ...] = ()
+    topic: str = ""

@@ -1,0 +1,118 @@
+"""NVIDIA device plugins in a stack, and where each one lands.
+
+A plugin is a Helm release of the ``nvidia-device-plugin`` chart (v3 Release or
+v4 Chart) or a DaemonSet running the ``k8s-device-plugin`` image. A release's
+tolerations and node affinity are the chart's defaults unless its values
+replace them (kubernetes-facts.md section 3): tolerations ``CriticalAddonsOnly``
+and ``nvidia.com/gpu`` (Exists, NoSchedule), and a required affinity ORing the
+NFD PCI-vendor label, the NFD CPU-vendor label and ``nvidia.com/gpu.present=true``.
+Matching is the placement analysis's. EKS Bottlerocket NVIDIA images bundle the
+plugin; GKE installs its own when the pool's driver version is set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from nodepools import vocabulary as v
+from nodepools.inventory.podspec import all_containers, node_selector, required_node_terms, tolerations
+from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown
+from nodepools.inventory.workloads import read_workload
+from nodepools.placement.affinity import affinity_matches, selector_matches
+from nodepools.placement.nodelabels import node_labels
+from nodepools.placement.taints import taint_text, untolerated
+from nodepools.placement.tri import Tri, and3
+from nodepools.inventory.pools import PoolView
+from nodepools.policies.base import Res, subject_of
+from nodepools.policies.stack import PoolRef, StackView
+
+CHART = "nvidia-device-plugin"
+OPERATOR_CHART = "gpu-operator"
+IMAGE = "k8s-device-plugin"
+HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
+# GKE gpuDriverVersion values that install no driver (kubernetes-facts.md section 2).
+GKE_NO_DRIVER = (None, "", "GPU_DRIVER_VERSION_UNSPECIFIED", "INSTALLATION_DISABLED")
+CHART_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"},
+                     {"key": v.GPU_RESOURCE, "operator": "Exists", "effect": v.TaintEffect.NO_SCHEDULE.value}]
+CHART_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In", "values": ["true"]}]},
+    {"matchExpressions": [{"key": "feature.node.kubernetes.io/cpu-model.vendor_id", "operator": "In",
+                           "values": ["NVIDIA"]}]},
+    {"matchExpressions": [{"key": v.LABEL_GPU_PRESENT, "operator": "In", "values": [v.LABEL_GPU_PRESENT_VALUE]}]},
+]}}}
+
+
+@dataclass(frozen=True)
+class DevicePlugin:
+    res: Res
+    subject: str
+    namespace: Any
+    spec: Any  # {"tolerations", "nodeSelector", "affinity"} or UNKNOWN (values unknown / not modelled)
+    is_daemonset: bool
+    selection_field: str
+
+    def lands_on(self, pool: PoolView) -> tuple[Tri, str]:
+        """(whether the plugin's pod lands on the pool's nodes, why not)."""
+        if is_unknown(self.spec):
+            return UNKNOWN, "its values are unknown"
+        tols = self.spec.get("tolerations")
+        answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in tols or []], pool.taints)
+        if answer is False:
+            return False, f"does not tolerate {taint_text(taint)} of pool '{pool.name}'"
+        labels = node_labels(pool)
+        selector = self.spec.get("nodeSelector")
+        chosen, why = selector_matches(selector if is_unknown(selector) else node_selector(self.spec), labels)
+        if chosen is not False:
+            affinity, why = affinity_matches(required_node_terms(self.spec), labels)
+            chosen = and3((chosen, affinity))
+        return and3((answer, chosen)), why if chosen is False else ""
+
+
+def _chart_name(res: Res) -> Any:
+    chart = res.props.get("chart")
+    return chart if is_unknown(chart) else str(chart or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _from_release(res: Res) -> DevicePlugin | None:
+    chart = _chart_name(res)
+    if chart not in (CHART, OPERATOR_CHART):
+        return None
+    values = res.props.get("values")
+    namespace = res.props.get("namespace") or "default"
+    spec: Any = UNKNOWN
+    if chart == CHART and not is_unknown(values) and not res.props.get("valueYamlFiles"):
+        values = as_dict(values)
+        spec = {"tolerations": values.get("tolerations", CHART_TOLERATIONS),
+                "nodeSelector": values.get("nodeSelector", {}), "affinity": values.get("affinity", CHART_AFFINITY)}
+    return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, spec, False,
+                        "values.tolerations/nodeSelector/affinity")
+
+
+def _from_daemonset(res: Res) -> DevicePlugin | None:
+    workload = read_workload(res.type, res.props, res.urn, res.name)
+    if workload is None or workload.kind != "DaemonSet" or not workload.templates:
+        return None
+    spec = workload.templates[0].spec
+    images = [c.get("image") for c in all_containers(spec)]
+    if not any(isinstance(i, str) and IMAGE in i for i in images):
+        return None
+    plugin_spec = {"tolerations": UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec),
+                   "nodeSelector": dig(spec, "nodeSelector", default={}), "affinity": spec.get("affinity")}
+    return DevicePlugin(res, subject_of(res.type, res.name, workload.namespace), workload.namespace, plugin_spec,
+                        True, "spec.template.spec.nodeSelector/affinity")
+
+
+def device_plugins(stack: StackView) -> list[DevicePlugin]:
+    found = [_from_release(r) for r in stack.of_type(*HELM_TYPES)]
+    found += [_from_daemonset(r) for r in stack.of_type("kubernetes:apps/v1:DaemonSet")]
+    return [p for p in found if p is not None]
+
+
+def needs_plugin(ref: PoolRef) -> Tri:
+    """An EKS GPU pool whose image does not bundle the plugin (Bottlerocket NVIDIA does)."""
+    if ref.res.type != v.TYPE_EKS_NODE_GROUP or ref.view.is_gpu is False:
+        return False
+    ami = ref.res.props.get("amiType")
+    if is_unknown(ami) or is_unknown(ref.view.is_gpu):
+        return UNKNOWN
+    return not (isinstance(ami, str) and ami.startswith("BOTTLEROCKET") and "NVIDIA" in ami)

@@ -1,0 +1,87 @@
+"""Turn the registry's plain rules into pulumi_policy policies.
+
+Each policy parses its own config (shared keys + its own; a bad key or value
+fails the run with every problem named), runs its rule over plain data, drops
+exempt and waived findings and reports the rest at its enforcement level.
+Verdicts preview cannot reach are raised as ``UnknownValueError`` after the
+violations are reported: pulumi_policy then adds one advisory "can't run policy
+... during preview" diagnostic listing them, so an unknown never becomes a
+mandatory violation and is never silently dropped either.
+
+Importing this module never starts a server; only ``policy/__main__.py``
+constructs the ``PolicyPack``.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from pulumi_policy import (Policy, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy)
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from nodepools.policies.base import Finding, PolicySpec, Res
+from nodepools.policies.registry import POLICIES
+from nodepools.policies.settings import Settings, parse_settings, schema_properties
+from nodepools.policies.stack import StackView
+from nodepools.policies.waivers import apply
+
+PACK_NAME = "nodepools"
+CANNOT_JUDGE_PREFIX = "cannot judge"
+
+
+class CannotJudge(UnknownValueError):
+    """Some verdicts need values known only after the update."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__(UNKNOWN_STRING_VALUE, [])
+        self.message = f"{CANNOT_JUDGE_PREFIX} {len(findings)} item(s): " + "; ".join(f.message for f in findings)
+
+
+def _report(findings: Iterable[Finding], settings: Settings, report_violation: ReportViolation) -> None:
+    verdict = apply(findings, settings)
+    seen: set[tuple[str, str]] = set()
+    for finding in verdict.violations:
+        if (finding.urn, finding.message) not in seen:
+            seen.add((finding.urn, finding.message))
+            report_violation(finding.message, finding.urn or None)
+    if verdict.cannot_judge:
+        raise CannotJudge(list({f.message: f for f in verdict.cannot_judge}.values()))
+
+
+def _resource_validate(spec: PolicySpec):
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        settings = parse_settings(spec.name, spec.config, args.get_config())
+        provider = args.provider.urn if args.provider is not None else ""
+        res = Res.of(args.resource_type, args.urn, args.name, args.props, args.opts.parent or "", provider=provider)
+        _report(spec.check(res, settings), settings, report_violation)
+    return validate
+
+
+def stack_resources(args: StackValidationArgs) -> list[Res]:
+    """The stack's resources as plain ``Res`` (URNs for parent, dependencies and provider)."""
+    return [Res.of(r.resource_type, r.urn, r.name, r.props, r.parent.urn if r.parent else "",
+                   [d.urn for d in r.dependencies],
+                   {k: [d.urn for d in deps] for k, deps in r.property_dependencies.items()},
+                   r.provider.urn if r.provider is not None else "")
+            for r in args.resources]
+
+
+def _stack_validate(spec: PolicySpec):
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        settings = parse_settings(spec.name, spec.config, args.get_config())
+        _report(spec.check(StackView(stack_resources(args)), settings), settings, report_violation)
+    return validate
+
+
+def to_policy(spec: PolicySpec) -> Policy:
+    common = dict(description=spec.description, enforcement_level=spec.level, severity=spec.severity,
+                  config_schema=PolicyConfigSchema(schema_properties(spec.name, spec.config)),
+                  tags=[spec.topic] if spec.topic else None)
+    if spec.scope == "resource":
+        return ResourceValidationPolicy(spec.name, validate=_resource_validate(spec), **common)
+    return StackValidationPolicy(spec.name, validate=_stack_validate(spec), **common)
+
+
+def policies(specs: Iterable[PolicySpec] = POLICIES) -> list[Policy]:
+    """pulumi_policy policies for ``specs`` (default: all 26), for ``PolicyPack(policies=...)``."""
+    return [to_policy(spec) for spec in specs]

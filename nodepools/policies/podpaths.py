@@ -1,0 +1,39 @@
+"""Where a workload kind keeps its pod spec, so messages point at the exact field."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from nodepools.inventory.workloads import PodTemplate, Workload
+from nodepools.policies.base import subject_of
+from nodepools.policies.stack import WorkloadRef
+
+_SPEC_PATH = {
+    "Pod": "spec",
+    "CronJob": "spec.jobTemplate.spec.template.spec",
+    "JobSet": "spec.replicatedJobs[{role}].template.spec.template.spec",
+    "PyTorchJob": "spec.pytorchReplicaSpecs.{role}.template.spec",
+}
+_DEFAULT = "spec.template.spec"
+# Kinds that run one pod per node: node agents (device plugin, log shippers,
+# exporters) that must reach GPU nodes without requesting GPUs themselves.
+NODE_AGENT_KINDS = ("DaemonSet",)
+
+
+def spec_path(workload: Workload, template: PodTemplate) -> str:
+    return _SPEC_PATH.get(workload.kind, _DEFAULT).format(role=template.role)
+
+
+def meta_path(workload: Workload, template: PodTemplate) -> str:
+    """Where the pod template's metadata lives (``metadata`` for a bare Pod)."""
+    path = spec_path(workload, template)
+    return path[: -len("spec")] + "metadata" if path != "spec" else "metadata"
+
+
+def subject(ref: WorkloadRef) -> str:
+    return subject_of(ref.res.type, ref.res.name, ref.namespace)
+
+
+def templates(ref: WorkloadRef) -> Iterator[tuple[PodTemplate, str]]:
+    """Each pod template with the path of its pod spec."""
+    for template in ref.workload.templates:
+        yield template, spec_path(ref.workload, template)

@@ -1,0 +1,111 @@
+"""Every policy of design.md section 3: name, rule and fix, severity, default level, check.
+
+Mandatory by default: the isolation and safety policies (a violation there puts
+the wrong pod on the wrong node or leaves a pod nowhere to run). Advisory
+elsewhere. Levels are defaults; the pack config overrides them per policy.
+"""
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, Severity
+
+from nodepools.policies import rules_namespaces as ns
+from nodepools.policies import rules_placement as place
+from nodepools.policies import rules_platform as plat
+from nodepools.policies import rules_pools as pools
+from nodepools.policies import rules_tolerations as tol
+from nodepools.policies import rules_workloads as work
+from nodepools.policies.base import PolicySpec
+
+M, A = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
+LOW, MEDIUM, HIGH, CRITICAL = Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL
+
+
+def _p(name, description, severity, level, scope, check, config=(), topic=""):
+    return PolicySpec(name, description, severity, level, scope, check, tuple(config), topic)
+
+
+POLICIES: tuple[PolicySpec, ...] = (
+    _p("pool-taints", "Every node pool carries a NoSchedule/NoExecute taint, except at most one untainted resident/"
+       "default pool per cluster. Fix: taint the pool nodepools.io/pool-class=<class>:NoSchedule.",
+       HIGH, M, "stack", pools.check_pool_taints, topic="pools"),
+    _p("gpu-pool-taint", "A GPU pool (GPU instance type, accelerator or GPU image) carries the nvidia.com/gpu "
+       "NoSchedule taint. Fix: add nvidia.com/gpu=present:NoSchedule (NO_SCHEDULE on EKS/GKE).",
+       CRITICAL, M, "resource", pools.check_gpu_pool_taint, topic="pools"),
+    _p("inference-on-demand", "resident and gpu-inference pools run on on-demand capacity. Fix: EKS capacityType "
+       "ON_DEMAND, GKE nodeConfig.spot/preemptible false.", HIGH, M, "resource", pools.check_inference_on_demand,
+       topic="pools"),
+    _p("scale-to-zero", "batch and gpu-training pools scale to zero (min 0); resident and gpu-inference pools keep "
+       "min >= 1. Fix: set the pool's minimum size accordingly.", MEDIUM, A, "resource", pools.check_scale_to_zero,
+       topic="pools"),
+    _p("autoscaler-hints", "An EKS pool with min 0 has cluster-autoscaler node-template tags on its ASG for every "
+       "taint (CamelCase effect), its class label and its GPU count. Fix: add aws.autoscaling.Tag resources from "
+       "the node group's ASG name.", MEDIUM, A, "stack", plat.check_autoscaler_hints, topic="gpu-plumbing"),
+    _p("gpu-device-plugin", "EKS GPU pools are reached by a NVIDIA device plugin that tolerates their taints and "
+       "selects GPU nodes only; GKE GPU pools set gpuDriverVersion DEFAULT or LATEST. Fix: install the "
+       "nvidia-device-plugin chart with those tolerations and node selection / set the driver version.",
+       HIGH, A, "stack", plat.check_gpu_device_plugin, topic="gpu-plumbing"),
+    _p("namespace-quota", "Every namespace in the stack has a ResourceQuota, and a batch namespace's quota claims at "
+       "most batchQuotaShare of the resident and batch pools' cpu/memory. Fix: add (or lower) the ResourceQuota.",
+       HIGH, M, "stack", ns.check_namespace_quota, ("batchQuotaShare",), topic="namespaces"),
+    _p("gpu-quota", "Every ResourceQuota caps requests.nvidia.com/gpu (limits.nvidia.com/gpu is never enforced). "
+       "Fix: add requests.nvidia.com/gpu to spec.hard (\"0\" for CPU-only namespaces).",
+       HIGH, M, "resource", ns.check_gpu_quota, topic="namespaces"),
+    _p("batch-limitrange", "batch and gpu-training namespaces have a LimitRange. Fix: add a LimitRange with "
+       "Container default and defaultRequest for cpu and memory.", MEDIUM, A, "stack", ns.check_batch_limitrange,
+       topic="namespaces"),
+    _p("priority-class-assigned", "Every workload sets priorityClassName to a PriorityClass of the stack or a "
+       "system-* class. Fix: set priorityClassName (nodepools-<class>).", MEDIUM, A, "stack",
+       ns.check_priority_class_assigned, topic="namespaces"),
+    _p("workload-class-declared", "Every workload's class resolves from the nodepools.io/workload-class label of its "
+       "pod template, itself or its namespace. Fix: label the pod template or the namespace.", LOW, A, "stack",
+       work.check_workload_class_declared, topic="workloads"),
+    _p("no-blanket-tolerations", "No toleration with an empty key and operator Exists, nor Exists on "
+       "nodepools.io/pool-class. Fix: tolerate exactly the taints of the pools the workload must reach.",
+       CRITICAL, M, "resource", tol.check_no_blanket_tolerations, topic="tolerations"),
+    _p("toleration-approval", "A workload tolerates only its own class's pool taints, or taints its namespace is "
+       "approved for in tolerationApprovals. Fix: drop the toleration or approve the namespace.", MEDIUM, A, "stack",
+       tol.check_toleration_approval, ("tolerationApprovals",), topic="tolerations"),
+    _p("gpu-toleration-needs-gpu", "Tolerating nvidia.com/gpu or a GPU pool class, or selecting GPU nodes, requires "
+       "a nvidia.com/gpu request. Fix: request a GPU or drop the GPU tolerations and selectors.", HIGH, M, "stack",
+       tol.check_gpu_toleration_needs_gpu, topic="tolerations"),
+    _p("resident-guaranteed-qos", "resident and gpu-inference containers (init included) set cpu and memory limits "
+       "equal to requests (Guaranteed QoS). Fix: set limits == requests.", MEDIUM, A, "stack",
+       work.check_resident_guaranteed_qos, topic="workloads"),
+    _p("spot-checkpointing", "A workload that can run on spot declares nodepools.io/checkpoint-interval no longer "
+       "than spotCheckpointMax. Fix: checkpoint that often and annotate the pod template.", MEDIUM, A, "stack",
+       place.check_spot_checkpointing, ("spotCheckpointMax",), topic="placement"),
+    _p("gang-scheduling", "A multi-pod GPU training workload uses a gang mechanism (Kueue queue-name, coscheduling "
+       "pod-group, or the native scheduling group). Fix: add kueue.x-k8s.io/queue-name.", MEDIUM, A, "stack",
+       work.check_gang_scheduling, topic="workloads"),
+    _p("model-load-probes", "gpu-inference containers have a readinessProbe and a start-up budget "
+       "(initialDelaySeconds + periodSeconds x failureThreshold of the startupProbe, else livenessProbe) no "
+       "shorter than the model load time. Fix: add a startupProbe with a large enough failureThreshold.",
+       MEDIUM, A, "stack", work.check_model_load_probes, ("defaultModelLoadSeconds",), topic="workloads"),
+    _p("topology-spread", "A resident workload with more than one replica sets topologySpreadConstraints (or a "
+       "required pod anti-affinity). Fix: spread over zone and hostname.", LOW, A, "stack",
+       work.check_topology_spread, topic="workloads"),
+    _p("schedulable", "Every workload fits some pool of its cluster (taints, selectors, affinity, resources). Fix: "
+       "tolerate the target pool's taints, select its labels, request at most one node's allocatable.",
+       CRITICAL, M, "stack", place.check_schedulable, topic="placement"),
+    _p("gpu-nodes-gpu-only", "A workload requesting no GPU cannot land on a GPU pool. Fix: keep the GPU taint "
+       "untolerated and GPU labels unselected, or request a GPU.", HIGH, A, "stack", place.check_gpu_nodes_gpu_only,
+       topic="placement"),
+    _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
+       "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
+       topic="placement"),
+    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32). Fix: upgrade the "
+       "cluster's version.", MEDIUM, A, "resource", pools.check_cluster_version, ("minClusterVersion",),
+       topic="pools"),
+    _p("throttling-monitoring", "A stack with batch and resident pools alerts on container CPU throttling and node "
+       "CPU steal. Fix: add a PrometheusRule (or cloud alert) on both.", LOW, A, "stack",
+       plat.check_throttling_monitoring, topic="gpu-plumbing"),
+    _p("shared-pool-off-peak", "A batch workload reaches the resident pool only as a CronJob whose every firing, in "
+       "its timeZone, lies within the off-peak window (default 00:00-06:00 UTC). Fix: select the batch pool or "
+       "reschedule.", MEDIUM, A, "stack", place.check_shared_pool_off_peak, ("offPeakWindow",), topic="placement"),
+    _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "
+       "only. Fix: pin nodepools.io/accelerator, one pool, or a class whose pools share a model.", LOW, A, "stack",
+       place.check_gpu_model_selected, topic="placement"),
+)
+
+BY_NAME: dict[str, PolicySpec] = {p.name: p for p in POLICIES}
+MANDATORY = tuple(p.name for p in POLICIES if p.level is M)

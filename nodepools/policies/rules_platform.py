@@ -1,0 +1,201 @@
+"""Cluster plumbing around the pools: autoscaler hints, GPU device plugin, throttling alerts."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from nodepools import vocabulary as v
+from nodepools.inventory.quantities import try_quantity
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
+from nodepools.placement.tri import or3
+from nodepools.policies.base import Finding, subject_of, unknown
+from nodepools.policies.device_plugins import GKE_NO_DRIVER, device_plugins, needs_plugin
+from nodepools.policies.stack import PoolRef, StackView
+
+_GPU_TAG = v.CA_TAG_RESOURCE_PREFIX + v.GPU_RESOURCE
+
+
+def _subject(ref: PoolRef) -> str:
+    return subject_of(ref.res.type, ref.view.name)
+
+
+def _wanted_tags(ref: PoolRef) -> Any:
+    """node-template tag key -> wanted value (a string, or a float for the GPU count); UNKNOWN if unknowable."""
+    pool = ref.view
+    if is_unknown(pool.taints):
+        return UNKNOWN
+    wanted: dict[str, Any] = {v.CA_TAG_TAINT_PREFIX + t["key"]: f"{t['value']}:{t['effect']}" for t in pool.taints}
+    if pool.pool_class is not None:
+        wanted[v.CA_TAG_LABEL_PREFIX + v.LABEL_POOL_CLASS] = pool.pool_class.value
+    if pool.is_gpu is True:
+        wanted[_GPU_TAG] = pool.gpu_count
+    elif is_unknown(pool.is_gpu):
+        return UNKNOWN
+    return wanted
+
+
+def _tags(stack: StackView, ref: PoolRef) -> tuple[dict[str, Any], list[Any]]:
+    """The pool's ASG tags (key -> value), and the values of its tags whose key is unknown."""
+    found, keyless = {}, []
+    for tag in stack.of_type(v.TYPE_ASG_TAG):
+        if not (tag.depends_on(ref.res.urn, "autoscalingGroupName") or tag.depends_on(ref.res.urn)):
+            continue
+        body = tag.props.get("tag")
+        key = UNKNOWN if is_unknown(body) else as_dict(body).get("key")
+        value = UNKNOWN if is_unknown(body) else as_dict(body).get("value")
+        if isinstance(key, str):
+            found[key] = value
+        elif is_unknown(key):
+            keyless.append(value)
+    return found, keyless
+
+
+def _same(key: str, have: Any, want: Any) -> bool:
+    return try_quantity(have) == want if key == _GPU_TAG else have == want
+
+
+def _shown(want: Any) -> str:
+    return want if isinstance(want, str) else f"{want:g}"
+
+
+def check_autoscaler_hints(stack: StackView, settings: Any) -> Iterator[Finding]:
+    """An EKS pool with min 0 has ASG node-template tags for its taints (CamelCase effect), class label and GPU count."""
+    for ref in stack.pools:
+        if ref.res.type != v.TYPE_EKS_NODE_GROUP or ref.view.min_nodes not in (0, 0.0, UNKNOWN):
+            continue
+        wanted, (found, keyless) = _wanted_tags(ref), _tags(stack, ref)
+        if is_unknown(wanted):
+            yield unknown(ref.res.urn, _subject(ref), "taints", why="the pool's taints or GPUs are unknown")
+            continue
+        problems, undecided = [], False
+        for key, want in wanted.items():
+            have = found.get(key)
+            if is_unknown(have) or is_unknown(want):
+                undecided = True
+            elif have is None:
+                # A tag whose key is unknown at preview might be this one, unless its value rules it out.
+                undecided = undecided or any(is_unknown(x) or _same(key, x, want) for x in keyless)
+                problems.append(f"missing {key}={_shown(want)}")
+            elif not _same(key, have, want):
+                dropped = " (cluster-autoscaler drops a taint tag whose effect is not CamelCase)" \
+                    if key.startswith(v.CA_TAG_TAINT_PREFIX) else ""
+                problems.append(f"{key} is '{have}', want '{_shown(want)}'{dropped}")
+        if problems and not undecided and not is_unknown(ref.view.min_nodes):
+            yield Finding(ref.res.urn, _subject(ref), "aws:autoscaling/tag:Tag (node-template tags)",
+                          "cluster-autoscaler cannot scale this pool up from zero correctly: " + "; ".join(problems),
+                          "add an aws.autoscaling.Tag per entry on the node group's ASG (autoscaling_group_name from "
+                          "node_group.resources[0].autoscaling_groups[0].name, propagate_at_launch false)")
+        elif problems or undecided:
+            yield unknown(ref.res.urn, _subject(ref), "node-template tags")
+
+
+def check_gpu_device_plugin(stack: StackView, settings: Any) -> Iterator[Finding]:
+    """EKS GPU pools are reached by a NVIDIA device plugin that stays off non-GPU pools;
+    GKE GPU pools install GKE's driver."""
+    plugins = device_plugins(stack)
+    one_cluster = stack.placement_stack.one_cluster
+    for ref in stack.pools:
+        if ref.res.type == v.TYPE_GKE_NODE_POOL:
+            yield from _gke_driver(ref)
+            continue
+        need = needs_plugin(ref)
+        if need is False:
+            continue
+        if not plugins:
+            finding = Finding(ref.res.urn, _subject(ref), "NVIDIA device plugin",
+                              "no NVIDIA device plugin in the stack, so the pool's GPUs are never advertised and "
+                              "GPU pods stay Pending", "install the nvidia-device-plugin chart (0.20.0) with "
+                              "tolerations for the pool's taints and node selection on nvidia.com/gpu.present=true")
+            yield finding if need is True else unknown(ref.res.urn, _subject(ref), "amiType")
+            continue
+        answers = [p.lands_on(ref.view) for p in plugins]
+        reached = or3(a for a, _ in answers)
+        if reached is True:
+            continue
+        why = "; ".join(f"{p.subject}: {w}" for p, (a, w) in zip(plugins, answers) if a is False)
+        if reached is False and need is True:
+            yield Finding(ref.res.urn, _subject(ref), "NVIDIA device plugin tolerations/node selection",
+                          f"no NVIDIA device plugin lands on this GPU pool ({why})",
+                          "give the plugin a toleration for each of the pool's taints and node selection matching "
+                          "the pool's nvidia.com/gpu.present=true label")
+        else:
+            yield unknown(ref.res.urn, _subject(ref), "NVIDIA device plugin", why="whether a plugin reaches it")
+    for plugin in plugins:
+        for ref in stack.pools:
+            if ref.view.is_gpu is not False or not (one_cluster or plugin.is_daemonset):
+                continue
+            lands, _ = plugin.lands_on(ref.view)
+            if lands is True:
+                # No namespace: the plugin usually lives in kube-system, and its placement is this rule's subject.
+                yield Finding(plugin.res.urn, plugin.subject, plugin.selection_field,
+                              f"lands on non-GPU pool '{ref.view.name}', where it fails to initialise",
+                              "select GPU nodes only, e.g. nodeSelector nvidia.com/gpu.present: 'true'")
+            elif is_unknown(lands):
+                yield unknown(plugin.res.urn, plugin.subject, plugin.selection_field)
+
+
+def _gke_driver(ref: PoolRef) -> Iterator[Finding]:
+    if ref.view.is_gpu is False:
+        return
+    accelerators = dig(ref.res.props, "nodeConfig", "guestAccelerators")
+    if is_unknown(accelerators) or is_unknown(ref.view.is_gpu):
+        yield unknown(ref.res.urn, _subject(ref), "nodeConfig.guestAccelerators")
+        return
+    if not as_list(accelerators):
+        yield Finding(ref.res.urn, _subject(ref), "nodeConfig.guestAccelerators",
+                      "a GPU machine type without a guestAccelerators block gets no driver installation config, "
+                      "so its nodes have no NVIDIA driver", "declare nodeConfig.guestAccelerators with "
+                      "gpuDriverInstallationConfig.gpuDriverVersion DEFAULT or LATEST")
+    for i, accelerator in enumerate(as_list(accelerators)):
+        field = f"nodeConfig.guestAccelerators[{i}].gpuDriverInstallationConfig.gpuDriverVersion"
+        version = dig(accelerator, "gpuDriverInstallationConfig", "gpuDriverVersion")
+        if is_unknown(version):
+            yield unknown(ref.res.urn, _subject(ref), field)
+        elif version in GKE_NO_DRIVER:
+            yield Finding(ref.res.urn, _subject(ref), field,
+                          f"'{version or 'unset'}' installs no NVIDIA driver, so the GPUs are unusable",
+                          "set it to DEFAULT or LATEST (GKE then runs its own device plugin)")
+
+
+_THROTTLING = ("container_cpu_cfs_throttled", "throttl")
+_STEAL = ("steal",)
+
+
+def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
+    """Queries/filters of every alert in the stack, and whether one is unknown."""
+    texts, unsure = [], False
+    for res in stack.resources:
+        if res.type.endswith(":PrometheusRule"):
+            rules = [as_dict(r) for g in as_list(dig(res.props, "spec", "groups")) for r in as_list(as_dict(g).get("rules"))]
+            raw = [r.get("expr") for r in rules if "alert" in r]
+            unsure = unsure or is_unknown(dig(res.props, "spec", "groups"))
+        elif res.type == "gcp:monitoring/alertPolicy:AlertPolicy":
+            raw = [dig(c, kind, field) for c in as_list(res.props.get("conditions")) for kind, field in (
+                ("conditionThreshold", "filter"), ("conditionPrometheusQueryLanguage", "query"),
+                ("conditionMonitoringQueryLanguage", "query"))]
+        elif res.type == "aws:cloudwatch/metricAlarm:MetricAlarm":
+            raw = [res.props.get("metricName")] + [as_dict(q).get("expression")
+                                                   for q in as_list(res.props.get("metricQueries"))]
+        else:
+            continue
+        unsure = unsure or any(is_unknown(x) for x in raw)
+        texts += [x.lower() for x in raw if isinstance(x, str)]
+    return texts, unsure
+
+
+def check_throttling_monitoring(stack: StackView, settings: Any) -> Iterator[Finding]:
+    """A stack with batch and resident pools alerts on container CPU throttling and node CPU steal."""
+    classes = {ref.view.pool_class for ref in stack.pools}
+    if v.PoolClass.BATCH not in classes or not ({v.PoolClass.RESIDENT, None} & classes):
+        return
+    texts, unsure = _alert_texts(stack)
+    missing = [name for name, needles in (("CPU throttling", _THROTTLING), ("node CPU steal", _STEAL))
+               if not any(n in t for t in texts for n in needles)]
+    if not missing:
+        return
+    if unsure:
+        yield unknown("", "stack", "alerts", why="an alert's query is unknown")
+        return
+    yield Finding("", "stack", "alerts", f"batch and resident pools share the cluster but nothing alerts on "
+                  f"{' or '.join(missing)}", "add a PrometheusRule alerting on rate(container_cpu_cfs_throttled_"
+                  "periods_total[5m]) / rate(container_cpu_cfs_periods_total[5m]) and on "
+                  "rate(node_cpu_seconds_total{mode=\"steal\"}[5m])")

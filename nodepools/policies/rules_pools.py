@@ -1,0 +1,149 @@
+"""Pool rules: taints, capacity type, scaling bounds, cluster version.
+
+Pools are raw provider resources (EKS managed node groups, GKE node pools), read
+through ``nodepools.inventory.pools``; field paths in messages are the provider's
+input names, per type, from one table.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Iterator
+
+from nodepools import vocabulary as v
+from nodepools.inventory.pools import PoolView, read_pool
+from nodepools.inventory.values import as_dict, is_unknown
+from nodepools.policies.base import Finding, Res, subject_of, unknown
+from nodepools.policies.settings import Settings
+from nodepools.policies.stack import PoolRef, StackView
+
+_TAINTS_FIELD = {v.TYPE_EKS_NODE_GROUP: "taints", v.TYPE_GKE_NODE_POOL: "nodeConfig.taints"}
+_SPOT_FIELD = {v.TYPE_EKS_NODE_GROUP: ("capacityType", "set capacityType to ON_DEMAND"),
+               v.TYPE_GKE_NODE_POOL: ("nodeConfig.spot", "set nodeConfig.spot and nodeConfig.preemptible to false")}
+_VERSION_FIELD = {v.TYPE_EKS_CLUSTER: "version", v.TYPE_GKE_CLUSTER: "minMasterVersion"}
+_MINOR = re.compile(r"^(\d+)\.(\d+)")
+
+
+def _hard(taints: list[dict]) -> list[dict]:
+    return [t for t in taints if t["effect"] in v.HARD_TAINT_EFFECTS]
+
+
+def _subject(pool: PoolView) -> str:
+    return subject_of(pool.type, pool.name)
+
+
+def _taint_fix(pool: PoolView, key: str, value: str) -> str:
+    return f"add {{key: {key}, value: {value}, effect: NO_SCHEDULE}} to {_TAINTS_FIELD[pool.type]}"
+
+
+def _min_field(res: Res) -> str:
+    if res.type == v.TYPE_EKS_NODE_GROUP:
+        return "scalingConfig.minSize"
+    autoscaling = as_dict(res.props.get("autoscaling"))
+    if "minNodeCount" in autoscaling:
+        return "autoscaling.minNodeCount"
+    return "autoscaling.totalMinNodeCount" if autoscaling else "nodeCount"
+
+
+def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """Every pool carries a hard taint, except at most one untainted resident/default pool per cluster."""
+    by_cluster: dict[str, list[PoolRef]] = defaultdict(list)
+    for ref in stack.pools:
+        by_cluster[ref.cluster].append(ref)
+    for refs in by_cluster.values():
+        refs = sorted(refs, key=lambda r: (r.view.name, r.res.urn))
+        unknown_refs = [r for r in refs if is_unknown(r.view.taints)]
+        untainted = [r for r in refs if not is_unknown(r.view.taints) and not _hard(r.view.taints)]
+        defaults = [r for r in untainted if r.view.pool_class in (None, v.PoolClass.RESIDENT)]
+        for ref in untainted:
+            pool, cls = ref.view, ref.view.pool_class
+            if cls not in (None, v.PoolClass.RESIDENT):
+                yield Finding(ref.res.urn, _subject(pool), _TAINTS_FIELD[pool.type],
+                              f"a {cls.value} pool has no NoSchedule/NoExecute taint, so any pod can land on it",
+                              _taint_fix(pool, v.TAINT_POOL_CLASS_KEY, cls.value))
+            elif ref is not defaults[0]:
+                yield Finding(ref.res.urn, _subject(pool), _TAINTS_FIELD[pool.type],
+                              f"untainted, but pool '{defaults[0].view.name}' is already this cluster's one "
+                              "untainted resident/default pool",
+                              _taint_fix(pool, v.TAINT_POOL_CLASS_KEY, (cls or v.PoolClass.RESIDENT).value))
+        unknown_defaults = [r for r in unknown_refs if r.view.pool_class in (None, v.PoolClass.RESIDENT)]
+        for ref in unknown_refs:
+            # Only a lone resident/default pool may turn out untainted without a violation.
+            if ref in unknown_defaults and not defaults and len(unknown_defaults) == 1:
+                continue
+            yield unknown(ref.res.urn, _subject(ref.view), _TAINTS_FIELD[ref.view.type])
+
+
+def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
+    """A GPU pool carries nvidia.com/gpu with effect NoSchedule (the effect the
+    ExtendedResourceToleration admission tolerates: NoExecute would evict GPU pods)."""
+    pool = read_pool(res.type, res.props, res.urn, res.name)
+    if pool is None or pool.is_gpu is False:
+        return
+    field = _TAINTS_FIELD[pool.type]
+    if is_unknown(pool.taints):
+        yield unknown(res.urn, _subject(pool), field)
+        return
+    if any(t["key"] == v.TAINT_GPU_KEY and t["effect"] == v.TaintEffect.NO_SCHEDULE.value for t in pool.taints):
+        return
+    if pool.is_gpu is True:
+        yield Finding(res.urn, _subject(pool), field,
+                      "a GPU pool without a nvidia.com/gpu NoSchedule taint lets pods that request no GPU take "
+                      "its nodes", _taint_fix(pool, v.TAINT_GPU_KEY, v.TAINT_GPU_VALUE))
+    else:
+        yield unknown(res.urn, _subject(pool), "instanceTypes", why="whether the pool has GPUs is unknown")
+
+
+def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]:
+    """resident and gpu-inference pools run on on-demand capacity."""
+    pool = read_pool(res.type, res.props, res.urn, res.name)
+    if pool is None or pool.pool_class not in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE):
+        return
+    field, fix = _SPOT_FIELD[pool.type]
+    if is_unknown(pool.spot):
+        yield unknown(res.urn, _subject(pool), field)
+    elif pool.spot:
+        yield Finding(res.urn, _subject(pool), field,
+                      f"a {pool.pool_class.value} pool is on spot/preemptible capacity, which the cloud reclaims "
+                      "at short notice", fix)
+
+
+def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
+    """batch/gpu-training pools have min 0; resident/gpu-inference pools keep min >= 1."""
+    pool = read_pool(res.type, res.props, res.urn, res.name)
+    if pool is None or pool.pool_class is None:
+        return
+    field, minimum = _min_field(res), pool.min_nodes
+    if is_unknown(minimum):
+        yield unknown(res.urn, _subject(pool), field)
+        return
+    if not isinstance(minimum, (int, float)):
+        return
+    cls = pool.pool_class
+    if cls in (v.PoolClass.BATCH, v.PoolClass.GPU_TRAINING) and minimum > 0:
+        yield Finding(res.urn, _subject(pool), field,
+                      f"a {cls.value} pool keeps {minimum:g} idle node(s) between jobs", f"set {field} to 0")
+    elif cls in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE) and minimum == 0:
+        yield Finding(res.urn, _subject(pool), field,
+                      f"a {cls.value} pool may scale to zero, so its services have nowhere to run",
+                      f"set {field} to at least 1")
+
+
+def check_cluster_version(res: Res, settings: Settings) -> Iterator[Finding]:
+    """EKS/GKE clusters run at least the configured minimum minor version."""
+    field = _VERSION_FIELD.get(res.type)
+    if field is None:
+        return
+    version = res.props.get(field)
+    subject = subject_of(res.type, res.name)
+    if is_unknown(version):
+        yield unknown(res.urn, subject, field)
+        return
+    match = _MINOR.match(version) if isinstance(version, str) else None
+    if match is None:  # unset or a channel alias ("latest"): the cloud picks a supported version
+        return
+    wanted = tuple(int(x) for x in settings.min_cluster_version.split("."))
+    if (int(match.group(1)), int(match.group(2))) < wanted:
+        yield Finding(res.urn, subject, field,
+                      f"version {version} is older than the minimum {settings.min_cluster_version}",
+                      f"set {field} to {settings.min_cluster_version} or newer (upgrade one minor version at a time)")

@@ -1,0 +1,198 @@
+"""Per-workload rules: class declared, Guaranteed QoS, gang scheduling, probe budgets, spreading.
+
+Every rule here judges a workload on its own (plus its namespace's class label),
+so app stacks without pools get them all. A workload whose class preview cannot
+resolve is reported as "cannot judge" only where its class would decide a violation.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator
+
+from nodepools import vocabulary as v
+from nodepools.inventory.podspec import containers, gpu_request, has_unknown_resources, init_containers
+from nodepools.inventory.quantities import try_quantity
+from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
+from nodepools.placement.tri import Tri
+from nodepools.policies.base import Finding, unknown
+from nodepools.policies.podpaths import meta_path, subject, templates
+from nodepools.policies.settings import Settings
+from nodepools.policies.stack import StackView, WorkloadRef
+
+_CLASSES = ", ".join(c.value for c in v.PoolClass)
+GANG_KINDS = ("Job", "CronJob", "StatefulSet", "JobSet", "PyTorchJob")
+_GANG_CUSTOM = ("JobSet", "PyTorchJob")
+REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
+# Native gang scheduling: the pod's scheduling group (1.36+) or workload reference (1.35), KEP-4671.
+NATIVE_GANG_FIELDS = ("schedulingGroup", "workloadRef")
+# Kubernetes probe defaults (initialDelaySeconds, periodSeconds, failureThreshold).
+PROBE_DEFAULTS = (0.0, 10.0, 3.0)
+
+
+def _in(ref: WorkloadRef, classes: tuple[v.PoolClass, ...]) -> Tri:
+    return ref.pool_class if is_unknown(ref.pool_class) else ref.pool_class in classes
+
+
+def _report(ref: WorkloadRef, member: Tri, field: str, problem: str, fix: str) -> Finding:
+    """A violation when the workload is definitely of the rule's class, else cannot-judge."""
+    if member is True:
+        return Finding(ref.res.urn, subject(ref), field, problem, fix, ref.namespace)
+    return unknown(ref.res.urn, subject(ref), field, ref.namespace, "the workload's class is unknown")
+
+
+def check_workload_class_declared(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """Every workload's class resolves from its pod template, its own labels or its namespace."""
+    for ref in stack.workloads:
+        if ref.pool_class is not None:
+            if is_unknown(ref.pool_class):
+                yield unknown(ref.res.urn, subject(ref), f"labels['{v.LABEL_WORKLOAD_CLASS}']", ref.namespace)
+            continue
+        template = ref.workload.templates[0] if ref.workload.templates else None
+        field = (f"{meta_path(ref.workload, template)}.labels" if template else "metadata.labels")
+        value = ref.workload.label(v.LABEL_WORKLOAD_CLASS)
+        problem = (f"{v.LABEL_WORKLOAD_CLASS} is '{value}', not one of {_CLASSES}" if value is not None else
+                   f"no {v.LABEL_WORKLOAD_CLASS} label on the pod template, the workload or its namespace")
+        yield Finding(ref.res.urn, subject(ref), field, problem,
+                      f"label the pod template {v.LABEL_WORKLOAD_CLASS}: <{' | '.join(c.value for c in v.PoolClass)}>",
+                      ref.namespace)
+
+
+def _qos_gap(resources: Any) -> Any:
+    """Why a resources block is not Guaranteed (cpu and memory limits set, requests equal), or ''."""
+    if is_unknown(resources) or any(is_unknown(x) for x in as_dict(resources).values()):
+        return resources if is_unknown(resources) else next(x for x in as_dict(resources).values() if is_unknown(x))
+    limits, requests = as_dict(as_dict(resources).get("limits")), as_dict(as_dict(resources).get("requests"))
+    gaps = []
+    for name in ("cpu", "memory"):
+        limit, request = limits.get(name), requests.get(name, limits.get(name))
+        if is_unknown(limit) or is_unknown(request):
+            return limit if is_unknown(limit) else request
+        if limit is None:
+            gaps.append(f"no limits.{name}")
+        elif try_quantity(limit) != try_quantity(request):
+            gaps.append(f"requests.{name} {request} != limits.{name} {limit}")
+    return "; ".join(gaps)
+
+
+def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """resident and gpu-inference pods are Guaranteed: every container sets cpu and memory limits equal to requests."""
+    for ref in stack.workloads:
+        member = _in(ref, (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE))
+        if member is False:
+            continue
+        for template, path in templates(ref):
+            spec = template.spec
+            if spec.get("resources"):  # PodLevelResources: only the pod's own block counts
+                blocks = [(f"{path}.resources", spec["resources"])]
+            else:
+                blocks = [(f"{path}.initContainers[{i}].resources", c.get("resources"))
+                          for i, c in enumerate(init_containers(spec))]
+                blocks += [(f"{path}.containers[{i}].resources", c.get("resources"))
+                           for i, c in enumerate(containers(spec))]
+            for field, resources in blocks:
+                gap = _qos_gap(resources)
+                if is_unknown(gap):
+                    yield unknown(ref.res.urn, subject(ref), field, ref.namespace)
+                elif gap:
+                    yield _report(ref, member, field, f"not Guaranteed QoS ({gap}), so the pod is evicted and "
+                                  "throttled before lower classes", "set cpu and memory limits equal to requests")
+
+
+def _has_gang(ref: WorkloadRef) -> bool:
+    keys = (v.LABEL_KUEUE_QUEUE, v.LABEL_COSCHEDULING_POD_GROUP)
+    if any(ref.workload.label(k) is not None for k in keys):
+        return True
+    return any(dig(t.spec, f) is not None for t in ref.workload.templates for f in NATIVE_GANG_FIELDS)
+
+
+def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """A multi-pod GPU training workload uses Kueue, coscheduling or the native scheduling group."""
+    for ref in stack.workloads:
+        workload = ref.workload
+        if workload.kind not in GANG_KINDS or _has_gang(ref):
+            continue
+        gpu_custom = workload.kind in _GANG_CUSTOM and any(
+            not has_unknown_resources(t.spec) and gpu_request(t.spec) > 0 for t in workload.templates)
+        member = True if gpu_custom else _in(ref, (v.PoolClass.GPU_TRAINING,))
+        if member is False:
+            continue
+        pods = workload.pod_count
+        field = "metadata.labels"
+        if is_unknown(pods):
+            yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
+        elif pods > 1:
+            yield _report(ref, member, field, f"{pods:g} pods of a GPU training job start one by one: a partial "
+                          "gang holds GPUs while it waits for the rest",
+                          f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "
+                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
+
+
+def _load_seconds(ref: WorkloadRef, settings: Settings) -> Any:
+    raw = ref.workload.annotation(v.ANNOTATION_MODEL_LOAD_SECONDS)
+    if raw is None:
+        return settings.default_model_load_seconds
+    return raw if is_unknown(raw) else try_quantity(raw)
+
+
+def _budget(probe: dict) -> Any:
+    values = [probe.get(k) for k in ("initialDelaySeconds", "periodSeconds", "failureThreshold")]
+    if any(is_unknown(x) for x in values):
+        return next(x for x in values if is_unknown(x))
+    delay, period, threshold = (float(x) if isinstance(x, (int, float)) else d for x, d in zip(values, PROBE_DEFAULTS))
+    return delay + period * threshold
+
+
+def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """gpu-inference containers have a readinessProbe and a start-up budget no shorter than the model load time."""
+    for ref in stack.workloads:
+        member = _in(ref, (v.PoolClass.GPU_INFERENCE,))
+        if member is False:
+            continue
+        load = _load_seconds(ref, settings)
+        for template, path in templates(ref):
+            for i, container in enumerate(containers(template.spec)):
+                base = f"{path}.containers[{i}]"
+                if is_unknown(container.get("readinessProbe")):
+                    yield unknown(ref.res.urn, subject(ref), f"{base}.readinessProbe", ref.namespace)
+                elif not container.get("readinessProbe"):
+                    yield _report(ref, member, f"{base}.readinessProbe", "no readinessProbe, so traffic reaches "
+                                  "the server before its model is loaded", "add a readinessProbe on the model "
+                                  "server's health endpoint")
+                which = "startupProbe" if container.get("startupProbe") is not None else "livenessProbe"
+                probe = container.get(which)
+                if probe is None:
+                    continue  # nothing restarts a loading container
+                budget = probe if is_unknown(probe) else _budget(as_dict(probe))
+                if is_unknown(budget) or is_unknown(load):
+                    yield unknown(ref.res.urn, subject(ref), f"{base}.{which}", ref.namespace)
+                elif load is None:
+                    yield _report(ref, member, f"{meta_path(ref.workload, template)}.annotations",
+                                  f"{v.ANNOTATION_MODEL_LOAD_SECONDS} is not a number of seconds",
+                                  f"set {v.ANNOTATION_MODEL_LOAD_SECONDS} to the load time in seconds, e.g. '600'")
+                elif budget < load:
+                    period = float(probe.get("periodSeconds") or PROBE_DEFAULTS[1])
+                    need = math.ceil(load / period)
+                    yield _report(ref, member, f"{base}.{which}", f"allows {budget:g}s before the kubelet restarts "
+                                  f"the container, shorter than the model load time {load:g}s",
+                                  f"add a startupProbe with failureThreshold >= {need} at periodSeconds {period:g}")
+
+
+def check_topology_spread(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """A resident workload with more than one replica spreads them (topologySpreadConstraints or required anti-affinity)."""
+    for ref in stack.workloads:
+        member = _in(ref, (v.PoolClass.RESIDENT,))
+        if member is False or ref.workload.kind not in REPLICATED_KINDS:
+            continue
+        pods = ref.workload.pod_count
+        for template, path in templates(ref):
+            spread = dig(template.spec, "topologySpreadConstraints")
+            anti = dig(template.spec, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+            if as_list(spread) or as_list(anti):
+                continue
+            if is_unknown(spread) or is_unknown(anti) or is_unknown(pods):
+                yield unknown(ref.res.urn, subject(ref), f"{path}.topologySpreadConstraints", ref.namespace)
+            elif pods > 1:
+                yield _report(ref, member, f"{path}.topologySpreadConstraints",
+                              f"{pods:g} replicas with no spread can all land on one node or zone",
+                              "add topologySpreadConstraints with maxSkew 1 over topology.kubernetes.io/zone "
+                              "and kubernetes.io/hostname (or a required podAntiAffinity)")

@@ -1,0 +1,146 @@
+"""The whole stack as stack policies see it: pools per cluster, workloads with their
+resolved class, namespaces and what lives in them, and the placement analysis
+(``nodepools.placement``) over the same resources.
+
+Links that are unknown during preview are followed through the engine's
+dependency graph: a resource whose ``metadata`` depends on a Namespace of the
+stack lives in that namespace; pools and workloads belong to clusters as the
+placement analysis decides (``nodepools.placement.stack``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Iterable
+
+from nodepools.inventory.pools import PoolView
+from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, str_map
+from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
+from nodepools.placement import PlacementReport, analyze
+from nodepools.placement.stack import Stack, read_stack
+from nodepools.policies.base import Res
+from nodepools import vocabulary as v
+
+UNKNOWN_CLUSTER = "<unknown cluster>"
+ONLY_CLUSTER = "<the stack's cluster>"
+
+
+@dataclass(frozen=True)
+class PoolRef:
+    res: Res
+    view: PoolView
+    cluster: str  # placement's cluster key; ONLY_CLUSTER / UNKNOWN_CLUSTER when it cannot be told
+
+
+@dataclass(frozen=True)
+class NamespaceRef:
+    res: Res
+    key: str  # metadata.name, or "<pulumi name>" when auto-named
+    labels: Any  # dict or UNKNOWN
+
+
+@dataclass(frozen=True)
+class WorkloadRef:
+    res: Res
+    workload: Workload
+    namespace: Any  # a namespace key or UNKNOWN
+    pool_class: Any  # PoolClass, None (unresolved) or UNKNOWN
+
+
+class StackView:
+    def __init__(self, resources: Iterable[Res]) -> None:
+        self.resources = list(resources)
+
+    def of_type(self, *types: str) -> list[Res]:
+        return [r for r in self.resources if r.type in types]
+
+    # --- clusters, pools and placement ----------------------------------------
+    @cached_property
+    def clusters(self) -> list[Res]:
+        return self.of_type(*v.CLUSTER_RESOURCE_TYPES)
+
+    @cached_property
+    def placement_stack(self) -> Stack:
+        """Pools, workloads and cluster membership as the placement analysis reads them."""
+        return read_stack(self.resources)
+
+    @cached_property
+    def report(self) -> PlacementReport:
+        return analyze(self.resources)
+
+    @cached_property
+    def pools(self) -> list[PoolRef]:
+        by_urn = {r.urn: r for r in self.resources}
+        stack = self.placement_stack
+        known = [k for k in stack.pool_cluster.values() if not is_unknown(k)]
+        only = str(known[0]) if known else ONLY_CLUSTER
+        refs = []
+        for view in stack.pools:
+            cluster = stack.pool_cluster.get(view.urn, UNKNOWN)
+            if is_unknown(cluster):
+                cluster = only if stack.one_cluster else UNKNOWN_CLUSTER
+            refs.append(PoolRef(by_urn[view.urn], view, str(cluster)))
+        return refs
+
+    # --- namespaces -----------------------------------------------------------
+    @cached_property
+    def namespaces(self) -> dict[str, NamespaceRef]:
+        out = {}
+        for res in self.of_type(v.TYPE_NAMESPACE):
+            name = res.k8s_name
+            key = name if isinstance(name, str) else f"<{res.name}>"
+            meta = res.props.get("metadata")
+            labels = UNKNOWN if is_unknown(meta) or is_unknown(as_dict(meta).get("labels")) \
+                else str_map(as_dict(meta).get("labels"))
+            out[key] = NamespaceRef(res, key, labels)
+        return out
+
+    def namespace_of(self, res: Res) -> Any:
+        """The namespace key of a namespaced resource, or UNKNOWN."""
+        namespace = res.k8s_namespace
+        if isinstance(namespace, str):
+            return namespace
+        for ref in self.namespaces.values():
+            if res.depends_on(ref.res.urn, "metadata"):
+                return ref.key
+        return UNKNOWN
+
+    def in_namespace(self, type_: str, key: str) -> list[Res]:
+        return [r for r in self.of_type(type_) if self.namespace_of(r) == key]
+
+    def namespace_class_label(self, key: Any) -> Any:
+        """The namespace's ``nodepools.io/workload-class`` label: a string, None, or UNKNOWN."""
+        if is_unknown(key):
+            return UNKNOWN
+        ref = self.namespaces.get(key)
+        if ref is None:
+            return None
+        return UNKNOWN if is_unknown(ref.labels) else ref.labels.get(v.LABEL_WORKLOAD_CLASS)
+
+    # --- workloads ------------------------------------------------------------
+    @cached_property
+    def workloads(self) -> list[WorkloadRef]:
+        refs = []
+        for res in self.resources:
+            if not is_workload_type(res.type):
+                continue
+            workload = read_workload(res.type, res.props, res.urn, res.name)
+            namespace = self.namespace_of(res)
+            refs.append(WorkloadRef(res, workload, namespace, self._resolve_class(workload, namespace)))
+        return refs
+
+    def _resolve_class(self, workload: Workload, namespace: Any) -> Any:
+        """design.md section 2: pod template label, else the workload's, else its namespace's."""
+        value = workload.label(v.LABEL_WORKLOAD_CLASS)
+        if value is None:
+            value = self.namespace_class_label(namespace)
+        if is_unknown(value):
+            return UNKNOWN
+        try:
+            return v.PoolClass(value)
+        except ValueError:
+            return None
+
+    @cached_property
+    def priority_classes(self) -> list[Res]:
+        return self.of_type(v.TYPE_PRIORITY_CLASS)

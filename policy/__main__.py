@@ -1,0 +1,23 @@
+"""The nodepools CrossGuard pack: ``pulumi preview --policy-pack policy``.
+
+Only builds the pack: constructing ``PolicyPack`` starts the Analyzer gRPC
+server, prints its port and blocks, so nothing may import this module. The
+rules live in ``nodepools.policies`` (importable, for teams assembling their
+own pack); the repository root goes on ``sys.path`` so a checkout runs as is.
+"""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
+
+from nodepools.policies.pack import PACK_NAME, policies  # noqa: E402
+
+PolicyPack(
+    name=PACK_NAME,
+    policies=policies(),
+    enforcement_level=EnforcementLevel.ADVISORY,
+    description="Node-pool placement checklist for EKS/GKE: taints, tolerations, GPU reachability, quotas, "
+                "spot safety, gang scheduling and probe budgets, judged at preview time.",
+)

@@ -1,0 +1,175 @@
+"""Pool and cluster-plumbing policies over the real pack: each edit of the compliant
+stack fires exactly the expected policies on exactly the expected resources."""
+import pytest
+from policy_builders import (CLASS, GKE_POOL, GPU, TAG, PackResource, asg_tags, eks_pool, fired, golden, taint,
+                             toleration)
+
+
+def test_the_compliant_stack_fires_nothing(check):
+    assert check(golden()) == []
+
+
+def test_untainted_batch_pool(check):
+    fx = golden().edit("jobs", lambda p: p.update(taints=[]))
+    diags = check(fx)
+    assert fired(diags) == {("pool-taints", fx.urn("jobs"))}
+    [d] = diags
+    assert d.level == "mandatory"
+    assert "NodeGroup 'jobs': taints: a batch pool has no NoSchedule/NoExecute taint" in d.message
+    assert "Fix: add {key: nodepools.io/pool-class, value: batch, effect: NO_SCHEDULE} to taints" in d.message
+
+
+def test_second_untainted_resident_pool_in_one_cluster(check):
+    fx = golden().add(eks_pool("web2", "resident", "m6i.xlarge", lo=1, hi=2))
+    diags = check(fx)
+    assert fired(diags) == {("pool-taints", fx.urn("web2"))}
+    assert "pool 'web' is already this cluster's one untainted resident/default pool" in diags[0].message
+
+
+def test_untainted_resident_pools_of_two_clusters_are_fine(check):
+    other = PackResource("aws:eks/cluster:Cluster", "staging", {"name": "staging", "version": "1.33"})
+    fx = golden().add(other, eks_pool("web-staging", "resident", "m6i.xlarge", lo=1, hi=2, cluster="staging"))
+    assert fired(check(fx)) == set()
+
+
+def test_gpu_pool_without_gpu_taint(check):
+    fx = golden().edit("infer", lambda p: p.update(taints=[taint(CLASS, "gpu-inference")]))
+    diags = check(fx)
+    assert fired(diags) == {("gpu-pool-taint", fx.urn("infer"))}
+    assert "Fix: add {key: nvidia.com/gpu, value: present, effect: NO_SCHEDULE} to taints" in diags[0].message
+
+
+def test_gpu_taint_with_no_execute_effect_is_not_the_gpu_taint(check):
+    fx = golden().edit("infer", lambda p: p.update(taints=[taint(CLASS, "gpu-inference"), taint(GPU, "present", "NO_EXECUTE")]))
+    assert ("gpu-pool-taint", fx.urn("infer")) in fired(check(fx))
+
+
+def test_fully_untainted_gpu_pool_is_caught_four_ways(check):
+    fx = golden().edit("infer", lambda p: p.update(taints=[]))
+    assert fired(check(fx)) == {
+        ("gpu-pool-taint", fx.urn("infer")), ("pool-taints", fx.urn("infer")),
+        ("gpu-nodes-gpu-only", fx.urn("api")), ("gpu-nodes-gpu-only", fx.urn("nightly"))}
+
+
+def test_spot_inference_pool(check):
+    fx = golden().edit("infer", lambda p: p.update(capacityType="SPOT"))
+    diags = check(fx)
+    assert fired(diags) == {("inference-on-demand", fx.urn("infer")), ("resident-off-spot", fx.urn("llm")),
+                            ("spot-checkpointing", fx.urn("llm"))}
+    pool = next(d for d in diags if d.policy == "inference-on-demand")
+    assert "capacityType: a gpu-inference pool is on spot/preemptible capacity" in pool.message
+    assert "Fix: set capacityType to ON_DEMAND" in pool.message
+
+
+def test_batch_pool_with_idle_minimum(check):
+    fx = golden().edit("jobs", lambda p: p["scalingConfig"].update(minSize=1.0))
+    diags = check(fx)
+    assert fired(diags) == {("scale-to-zero", fx.urn("jobs"))}
+    assert "scalingConfig.minSize: a batch pool keeps 1 idle node(s) between jobs. Fix: set scalingConfig.minSize to 0" \
+        in diags[0].message
+
+
+def test_resident_pool_scaling_to_zero_also_needs_autoscaler_tags(check):
+    fx = golden().edit("web", lambda p: p["scalingConfig"].update(minSize=0.0))
+    diags = check(fx)
+    assert fired(diags) == {("scale-to-zero", fx.urn("web")), ("autoscaler-hints", fx.urn("web"))}
+    hints = next(d for d in diags if d.policy == "autoscaler-hints")
+    assert f"missing {TAG}label/nodepools.io/pool-class=resident" in hints.message
+
+
+def test_missing_gpu_resource_tag(check):
+    fx = golden().drop("train-tag-3")
+    diags = check(fx)
+    assert fired(diags) == {("autoscaler-hints", fx.urn("train"))}
+    assert f"missing {TAG}resources/nvidia.com/gpu=8" in diags[0].message
+
+
+def test_taint_tag_with_eks_effect_spelling_is_dropped_by_the_autoscaler(check):
+    fx = golden().edit("jobs-tag-0", lambda p: p["tag"].update(value="batch:NO_SCHEDULE"))
+    diags = check(fx)
+    assert fired(diags) == {("autoscaler-hints", fx.urn("jobs"))}
+    assert f"{TAG}taint/nodepools.io/pool-class is 'batch:NO_SCHEDULE', want 'batch:NoSchedule'" in diags[0].message
+
+
+def test_gpu_pools_without_device_plugin(check):
+    fx = golden().drop("nvidia-device-plugin")
+    diags = check(fx)
+    assert fired(diags) == {("gpu-device-plugin", fx.urn("infer")), ("gpu-device-plugin", fx.urn("train"))}
+    assert all(d.level == "advisory" and "no NVIDIA device plugin in the stack" in d.message for d in diags)
+
+
+def test_device_plugin_missing_a_pool_taint(check):
+    fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(
+        tolerations=[toleration(CLASS, "gpu-inference"), toleration(GPU, "present")]))
+    diags = check(fx)
+    assert fired(diags) == {("gpu-device-plugin", fx.urn("train"))}
+    assert "does not tolerate nodepools.io/pool-class=gpu-training:NoSchedule of pool 'train'" in diags[0].message
+
+
+def test_device_plugin_without_node_selection_lands_on_the_resident_pool(check):
+    fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(affinity={}))
+    diags = check(fx)
+    assert fired(diags) == {("gpu-device-plugin", fx.urn("nvidia-device-plugin"))}
+    assert "lands on non-GPU pool 'web'" in diags[0].message
+
+
+def test_device_plugin_as_a_daemonset(check):
+    daemonset = PackResource("kubernetes:apps/v1:DaemonSet", "dp", {"metadata": {"namespace": "kube-system"}, "spec": {
+        "template": {"spec": {"nodeSelector": {"nvidia.com/gpu.present": "true"}, "tolerations": [
+            toleration(CLASS, "gpu-inference"), toleration(CLASS, "gpu-training"), toleration(GPU)],
+            "containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"}]}}}})
+    assert fired(check(golden().drop("nvidia-device-plugin").add(daemonset))) == set()
+
+
+def test_bottlerocket_nvidia_bundles_the_plugin(check):
+    fx = golden().drop("nvidia-device-plugin").edit("infer", lambda p: p.update(amiType="BOTTLEROCKET_x86_64_NVIDIA"))
+    assert fired(check(fx)) == {("gpu-device-plugin", fx.urn("train"))}
+
+
+def gke_gpu_pool(driver):
+    config = {"machineType": "g2-standard-8", "labels": {CLASS: "gpu-inference"},
+              "taints": [taint(CLASS, "gpu-inference"), taint(GPU, "present")],
+              "guestAccelerators": [{"type": "nvidia-l4", "count": 1.0, **(
+                  {"gpuDriverInstallationConfig": {"gpuDriverVersion": driver}} if driver else {})}]}
+    return PackResource(GKE_POOL, "gke-infer", {"cluster": "dev", "name": "infer", "nodeConfig": config,
+                                                "autoscaling": {"totalMinNodeCount": 1.0, "totalMaxNodeCount": 2.0}})
+
+
+@pytest.mark.parametrize("driver, fires", [(None, True), ("INSTALLATION_DISABLED", True), ("DEFAULT", False),
+                                           ("LATEST", False)])
+def test_gke_gpu_pool_driver_installation(check, driver, fires):
+    pool = gke_gpu_pool(driver)
+    diags = check([pool])
+    assert fired(diags) == ({("gpu-device-plugin", pool.urn)} if fires else set())
+    if fires:
+        assert "nodeConfig.guestAccelerators[0].gpuDriverInstallationConfig.gpuDriverVersion" in diags[0].message
+
+
+@pytest.mark.parametrize("version, minimum, fires", [("1.30", None, True), ("1.33", None, False),
+                                                     ("1.33", "1.34", True), ("1.32.5", None, False)])
+def test_cluster_version(check, version, minimum, fires):
+    fx = golden().edit("prod", lambda p: p.update(version=version))
+    config = {"cluster-version": {"minClusterVersion": minimum}} if minimum else None
+    diags = check(fx, config)
+    assert fired(diags) == ({("cluster-version", fx.urn("prod"))} if fires else set())
+    if fires:
+        assert f"version: version {version} is older than the minimum {minimum or '1.32'}" in diags[0].message
+
+
+def test_no_throttling_alert(check):
+    fx = golden().drop("cpu-contention")
+    diags = check(fx)
+    assert fired(diags) == {("throttling-monitoring", "")}
+    assert "nothing alerts on CPU throttling or node CPU steal" in diags[0].message
+
+
+def test_throttling_alert_without_steal(check):
+    fx = golden().edit("cpu-contention", lambda p: p["spec"]["groups"][0]["rules"].pop())
+    diags = check(fx)
+    assert fired(diags) == {("throttling-monitoring", "")}
+    assert "nothing alerts on node CPU steal" in diags[0].message
+
+
+def test_no_alert_needed_without_batch_pools(check):
+    fx = golden().drop("cpu-contention", "jobs", "jobs-tag-0", "jobs-tag-1")
+    assert ("throttling-monitoring", "") not in fired(check(fx))
