@@ -6,9 +6,11 @@ beside its data.
 """
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Mapping
 
 from nodepools.inventory.values import is_unknown
+from nodepools.offline.analyzer import DEFAULT_PACK_DIR, PackError, PolicyPackRunner
 from nodepools.placement import analyze
 from nodepools.placement.report import matrix
 from nodepools.plan.run import StackRun
@@ -22,9 +24,45 @@ def _plain(value: Any) -> Any:
     return getattr(value, "value", value)
 
 
-def policy_report(stack_run: StackRun) -> dict[str, Any] | None:
-    """The real pack's verdicts over the run (Analyzer gRPC), or None without a pack."""
+def pack_dir_for(stack_run: StackRun, pack_dir: Path | None = None) -> Path | None:
+    """The pack to run: ``pack_dir``, else the project's ``policy/``, else this checkout's."""
+    for candidate in (pack_dir, stack_run.project.root / "policy", DEFAULT_PACK_DIR):
+        if candidate is not None and (Path(candidate) / "PulumiPolicy.yaml").is_file():
+            return Path(candidate)
     return None
+
+
+def _resource(urn: str, by_urn: dict[str, Any]) -> str:
+    reg = by_urn.get(urn)
+    return f"{reg.type} {reg.name}" if reg else ("(stack)" if not urn else urn.rsplit("::", 1)[-1])
+
+
+def policy_report(stack_run: StackRun, pack_dir: Path | None = None,
+                  pack_config: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """The real pack's verdicts over the run, spoken over the Analyzer gRPC protocol
+    as ``pulumi preview --policy-pack`` would; None when no pack is found."""
+    pack = pack_dir_for(stack_run, pack_dir)
+    if pack is None:
+        return None
+    with PolicyPackRunner(pack_dir=pack, project=stack_run.project.name, stack=stack_run.stack) as runner:
+        info = runner.info()
+        diagnostics = runner.check(stack_run.run.resources, pack_config)
+    by_urn = stack_run.run.by_urn()
+    rows = [{"policy": d.policy, "enforcement": d.level, "severity": d.severity,
+             "resource": _resource(d.urn, by_urn), "urn": d.urn, "message": d.message} for d in diagnostics]
+    violations = [r for d, r in zip(diagnostics, rows) if not d.cannot_judge]
+    undecided = [r for d, r in zip(diagnostics, rows) if d.cannot_judge]
+    mandatory = sum(1 for r in violations if r["enforcement"] == "mandatory")
+    text = [f"Policy pack {info.name} {info.version} ({len(info.policies)} policies, {pack}): "
+            f"{mandatory} mandatory and {len(violations) - mandatory} advisory violations"
+            + (f", {len(undecided)} not decidable at preview" if undecided else "")]
+    for label, group in (("", violations), ("undecided, ", undecided)):
+        for r in group:
+            # The pack's message is the policy's description, then the finding: show the finding.
+            detail = r["message"].splitlines()[1:] or r["message"].splitlines()
+            text += [f"  [{label}{r['enforcement']}] {r['policy']} on {r['resource']}:", *(f"      {d}" for d in detail)]
+    return {"pack": info.name, "version": info.version, "path": str(pack), "policies": len(info.policies),
+            "violations": violations, "undecided": undecided, "mandatory": mandatory, "text": text}
 
 
 def placement_matrix(stack_run: StackRun) -> dict[str, Any]:

@@ -38,6 +38,10 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", action="store_true", help="print the plan as JSON for machines")
     plan.add_argument("--project-dir", type=Path, default=None,
                       help="directory of Pulumi.yaml (default: search from the working directory up)")
+    plan.add_argument("--policy-pack", type=Path, default=None,
+                      help="the CrossGuard pack to run (default: the project's policy/, else nodepools' own)")
+    plan.add_argument("--policy-pack-config", type=Path, default=None,
+                      help="JSON policy config, as for `pulumi preview --policy-pack-config`")
     plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
     return root
 
@@ -52,7 +56,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     plan = build_plan(stack_run)
     if plan["error"] is None and not args.no_policy:
-        plan["policy"] = checks.policy_report(stack_run)
+        try:
+            config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
+            plan["policy"] = checks.policy_report(stack_run, args.policy_pack, config)
+        except (OSError, ValueError, checks.PackError) as err:
+            plan["error"] = {"kind": "policy", "lines": [f"the policy pack could not run: {err}"]}
+        if plan["policy"] is None and plan["error"] is None:
+            plan["notes"].append("No policy pack was found (policy/PulumiPolicy.yaml): policies were not checked.")
         plan["placement"] = checks.placement_matrix(stack_run)
     code = EXIT_ERROR if plan["error"] else EXIT_POLICY if checks.mandatory_violations(plan["policy"]) else EXIT_OK
     plan["result"] = {EXIT_OK: "ok", EXIT_POLICY: "mandatory policy violated", EXIT_ERROR: "error"}[code]

@@ -46,8 +46,9 @@ def render(plan: dict[str, Any]) -> str:
     out = [f"nodepools plan: stack {plan['stack']} of project {plan['project']} ({plan['program']}, "
            f"{plan['engine']})", ""]
     if plan["error"]:
-        kind = "config is invalid" if plan["error"]["kind"] == "config" else "program failed"
-        out += [f"ERROR: the {kind}; nothing is planned:", *(f"  {line}" for line in plan["error"]["lines"]), ""]
+        what = {"config": "the config is invalid; nothing is planned", "program": "the program failed",
+                "policy": "the policy pack could not run"}[plan["error"]["kind"]]
+        out += [f"ERROR: {what}:", *(f"  {line}" for line in plan["error"]["lines"]), ""]
     resources = plan["resources"]
     out.append(f"Resources ({len(resources)}; tree by parent):")
     out += _tree(resources) or ["  (none registered)"]

@@ -22,3 +22,11 @@ def example_runs():
 def platform_run():
     """The aws-dev stack's preview: the pools the examples' workloads land on."""
     return run_stack(load_project(EXAMPLES.parent), "aws-dev")
+
+
+@pytest.fixture(scope="session")
+def policy_pack():
+    """The real pack (policy/), running as the engine runs it, shared by the session."""
+    from nodepools.offline.analyzer import PolicyPackRunner
+    with PolicyPackRunner(stack="aws-dev") as runner:
+        yield runner

@@ -119,3 +119,14 @@ def test_deploy_workflow_gates_prs_on_the_offline_plan_then_previews_with_the_pa
                         "pulumi up --stack ${{ matrix.stack }} --policy-pack policy --yes"]
     assert workflow["jobs"]["deploy-dev"]["needs"] == ["test", "plan"]
     assert workflow["jobs"]["deploy-prod"]["needs"] == ["deploy-dev"]
+
+
+@pytest.mark.parametrize("example", ["gpu-inference", "spot-training", "batch-cronjob"])
+def test_the_policy_pack_passes_each_workload_on_the_platform(example_runs, platform_run, policy_pack, example):
+    resources = platform_run.run.resources + example_runs[example].run.resources
+    diagnostics = policy_pack.check(resources)
+    assert [(d.policy, d.level, d.message) for d in diagnostics] == []
+
+
+def test_the_policy_pack_passes_the_existing_cluster_example(example_runs, policy_pack):
+    assert [(d.policy, d.message) for d in policy_pack.check(example_runs["existing-cluster"].run.resources)] == []

@@ -1,5 +1,6 @@
 """``nodepools plan``: the real program of a stack, offline, for people and for machines."""
 import json
+from pathlib import Path
 
 import yaml
 
@@ -30,10 +31,11 @@ def test_json_plan_of_aws_dev_holds_the_pools_table(capsys):
     assert plan["counts"]["aws:eks/nodeGroup:NodeGroup"] == 4
     assert sum(plan["counts"].values()) == len(plan["resources"])
     assert plan["layout"]["chosen"] == "specialized" and plan["layout"]["warning"] is None
+    assert (plan["policy"]["pack"], plan["policy"]["policies"], plan["policy"]["violations"]) == ("nodepools", 26, [])
 
 
 def test_resource_tree_links_children_to_parents(capsys):
-    _, plan = plan_json(capsys, "--stack", "gcp-dev")
+    _, plan = plan_json(capsys, "--stack", "gcp-dev", "--no-policy")
     rows = {(r["type"], r["name"]): r for r in plan["resources"]}
     pool = rows[("gcp:container/nodePool:NodePool", "np-gcp-dev-inference")]
     assert pool["parent"] == {"type": "nodepools:pools:NodePool", "name": "np-gcp-dev-inference"}
@@ -41,7 +43,7 @@ def test_resource_tree_links_children_to_parents(capsys):
 
 
 def test_plan_is_honest_about_unknowns(capsys):
-    _, plan = plan_json(capsys, "--stack", "aws-dev")
+    _, plan = plan_json(capsys, "--stack", "aws-dev", "--no-policy")
     tags = [r for r in plan["resources"] if r["type"] == "aws:autoscaling/tag:Tag"]
     assert tags and all(r["unknown_inputs"] == ["autoscalingGroupName"] for r in tags)
     assert plan["cluster"]["endpoint"] == "<unknown>"
@@ -49,7 +51,7 @@ def test_plan_is_honest_about_unknowns(capsys):
 
 
 def test_text_plan_prints_tree_counts_pools_and_layout(capsys):
-    assert main(["plan", "--stack", "aws-prod"]) == 0
+    assert main(["plan", "--stack", "aws-prod", "--no-policy"]) == 0
     out = capsys.readouterr().out
     assert "  nodepools:platform:Platform  np-aws-prod\n" in out
     assert "     4  aws:eks/nodeGroup:NodeGroup\n" in out
@@ -58,11 +60,12 @@ def test_text_plan_prints_tree_counts_pools_and_layout(capsys):
     assert out.rstrip().endswith("Result: ok")
 
 
-def project_with(tmp_path, stack, config):
-    from pathlib import Path
-    stacks = Path(__file__).resolve().parents[2] / "stacks"
+STACKS_DIR = Path(__file__).resolve().parents[2] / "stacks"
+
+
+def project_with(tmp_path, stack, config, main=STACKS_DIR):
     (tmp_path / "Pulumi.yaml").write_text(yaml.safe_dump(
-        {"name": "nodepools", "runtime": "python", "main": str(stacks), "stackConfigDir": "envs"}))
+        {"name": "nodepools", "runtime": "python", "main": str(main), "stackConfigDir": "envs"}))
     (tmp_path / "envs").mkdir()
     (tmp_path / "envs" / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": config}))
     return tmp_path
@@ -73,6 +76,7 @@ def test_bad_config_exits_2_with_config_paths(tmp_path, capsys, stack_config):
     raw["nodepools:pools"][2]["capacity"] = "spot"
     project = project_with(tmp_path, "broken", raw)
     code, plan = plan_json(capsys, "--stack", "broken", "--project-dir", str(project))
+    assert plan["policy"] is None  # nothing registered, nothing to judge
     assert code == 2 and plan["resources"] == []
     assert plan["error"]["kind"] == "config"
     assert plan["error"]["lines"][0].startswith("nodepools:pools[2].capacity: capacity 'spot' is not allowed")
@@ -82,7 +86,7 @@ def test_layout_warning_is_printed(tmp_path, capsys, stack_config):
     raw = stack_config("aws-dev")
     raw["nodepools:pools"] = raw["nodepools:pools"][:1]
     project = project_with(tmp_path, "tiny", raw)
-    assert main(["plan", "--stack", "tiny", "--project-dir", str(project)]) == 0
+    assert main(["plan", "--stack", "tiny", "--project-dir", str(project), "--no-policy"]) == 0
     out = capsys.readouterr().out
     assert "WARNING: layout 'specialized' contradicts the rule of thumb, which calls for 'flat' here" in out
 
@@ -90,3 +94,31 @@ def test_layout_warning_is_printed(tmp_path, capsys, stack_config):
 def test_unknown_stack_exits_2(capsys):
     assert main(["plan", "--stack", "nope"]) == 2
     assert "stack 'nope' has no config file" in capsys.readouterr().err
+
+
+BAD_WORKLOAD = """
+import runpy
+import pulumi_kubernetes as k8s
+runpy.run_path({program!r}, run_name="__main__")
+# A blanket toleration: lands on every pool, GPU and spot included.
+k8s.apps.v1.Deployment("anywhere", metadata={{"name": "anywhere", "namespace": "services"}}, spec={{
+    "selector": {{"matchLabels": {{"app": "anywhere"}}}},
+    "template": {{"metadata": {{"labels": {{"app": "anywhere", "nodepools.io/workload-class": "resident"}}}},
+                 "spec": {{"priorityClassName": "nodepools-resident", "tolerations": [{{"operator": "Exists"}}],
+                          "containers": [{{"name": "app", "image": "nginx:1.27",
+                                          "resources": {{"requests": {{"cpu": "1", "memory": "1Gi"}},
+                                                        "limits": {{"cpu": "1", "memory": "1Gi"}}}}}}]}}}}}})
+"""
+
+
+def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config):
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "__main__.py").write_text(BAD_WORKLOAD.format(program=str(STACKS_DIR / "__main__.py")))
+    project = project_with(tmp_path, "gated", stack_config("aws-dev"), main=program)
+    code, plan = plan_json(capsys, "--stack", "gated", "--project-dir", str(project))
+    assert code == 1 and plan["result"] == "mandatory policy violated"
+    found = {(v["policy"], v["enforcement"], v["resource"]) for v in plan["policy"]["violations"]}
+    assert ("no-blanket-tolerations", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found
+    assert ("resident-off-spot", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found
+    assert plan["placement"]["flagged"] == ["anywhere"]
