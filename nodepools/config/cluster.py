@@ -179,7 +179,8 @@ class GkeClusterConfig(_Cluster):
         problems = Problems()
         self._common(problems, _GKE_NAME, "1-40 lowercase letters, digits or '-', starting with a letter")
         if not _GCP_PROJECT.match(self.project):
-            problems.add("project", f"project {self.project!r} is not a GCP project id", self.project)
+            problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
+                         "digits or '-', starting with a letter)", self.project)
         _check_cidrs(problems, "master_authorized_cidrs", self.master_authorized_cidrs)
         _check_cidrs(problems, "master_ipv4_cidr_block", [self.master_ipv4_cidr_block], single=True)
         if self.zones and not all(z.startswith(self.location) for z in self.zones):

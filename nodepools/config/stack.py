@@ -9,7 +9,7 @@ in one ``StackConfigError`` whose lines name the config path, e.g.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, get_args, get_origin
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -19,7 +19,7 @@ from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfi
 from nodepools.components.platform import PlatformArgs
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
-from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
 from nodepools.spec.errors import Problems, dotted
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
@@ -75,7 +75,9 @@ class StackConfig(BaseModel):
         cluster, guardrails = data.get("cluster"), data.get("guardrails", {})
         if isinstance(cluster, dict) and isinstance(guardrails, dict) and "kubernetes_version" not in guardrails:
             version = cluster.get("kubernetes_version", DEFAULT_KUBERNETES_VERSION)
-            data = {**data, "guardrails": {**guardrails, "kubernetes_version": version}}
+            # A bad cluster version is reported once, at the key the user wrote.
+            if version in SUPPORTED_KUBERNETES_VERSIONS:
+                data = {**data, "guardrails": {**guardrails, "kubernetes_version": version}}
         return data
 
     @property
@@ -135,9 +137,36 @@ def _describe(err: ValidationError) -> list[str]:
         elif item["type"] == "extra_forbidden" and len(loc) == 1:
             msg = f"unknown config key (allowed: {', '.join(f'{NAMESPACE}:{k}' for k in KEYS)})"
         elif item["type"] == "extra_forbidden":
-            msg = "unknown field"
+            model = model_at(StackConfig, loc[:-1])
+            msg = f"unknown field (allowed: {', '.join(model.model_fields)})" if model else "unknown field"
+        if loc and loc[-1] == "[key]":
+            loc = loc[:-1]  # pydantic's marker for a bad mapping key: the path ends at the key itself
         lines.append(f"{config_path(loc)}: {msg}")
     return lines
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def model_at(annotation: Any, loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The pydantic model validating the value at ``loc`` under ``annotation`` (None if not a model)."""
+    for part in loc:
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if get_origin(annotation) in (list, tuple, dict):
+            annotation = members[-1]  # ``part`` is an index or a key
+        elif len(members) > 1 and all(_is_model(m) for m in members):
+            # A discriminated union: ``part`` is the tag of the member that validated.
+            tagged = [m for m in members if part in get_args(m.model_fields["cloud"].annotation)]
+            annotation = tagged[0] if tagged else None
+        elif _is_model(annotation) and isinstance(part, str) and part in annotation.model_fields:
+            annotation = annotation.model_fields[part].annotation
+        else:
+            return None
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if get_origin(annotation) not in (list, tuple, dict) and len(members) == 1:
+            annotation = members[0]  # ``X | None``
+    return annotation if _is_model(annotation) else None
 
 
 def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:

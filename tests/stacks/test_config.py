@@ -126,3 +126,28 @@ def test_contradicting_layout_warns_with_the_reason():
     assert verdict.warning == ("layout 'specialized' contradicts the rule of thumb, which calls for 'flat' here: "
                                "6 nodes at most of uniform work (resident only): flat suits ~10 nodes of uniform "
                                "work; more pools only add idle capacity.")
+
+
+def test_unknown_field_lists_the_allowed_ones(stack_config):
+    raw = stack_config("aws-dev")
+    raw["nodepools:pools"][0]["min_size"] = 1
+    raw["nodepools:guardrails"] = {"alerts": {"enable": False}}
+    assert problems(raw) == [
+        "nodepools:pools[0].min_size: unknown field (allowed: name, pool_class, instance_types, capacity, min_nodes, "
+        "max_nodes, gpu, disk_size_gib, zones, subnet_ids, labels, taints, dedicated, placement, custom_capacity)",
+        "nodepools:guardrails.alerts.enable: unknown field (allowed: enabled, namespace, rule_labels, "
+        "cpu_throttling_ratio, cpu_steal_ratio, for_minutes)"]
+
+
+def test_a_bad_cluster_version_is_reported_once_at_the_key_written(stack_config):
+    raw = stack_config("aws-dev")
+    raw["nodepools:cluster"]["kubernetes_version"] = "1.20"
+    assert problems(raw) == ["nodepools:cluster.kubernetes_version: kubernetes_version '1.20' is not supported "
+                             "(allowed: 1.32, 1.33, 1.34, 1.35, 1.36)"]
+
+
+def test_a_bad_mapping_key_is_named_by_its_path(stack_config):
+    raw = stack_config("aws-dev")
+    raw["nodepools:guardrails"] = {"namespaces": {"serving": "inference"}}
+    assert problems(raw) == ["nodepools:guardrails.namespaces.serving: Input should be 'resident', 'batch', "
+                             "'gpu-inference' or 'gpu-training'"]
