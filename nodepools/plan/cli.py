@@ -2,7 +2,8 @@
 
 Usage::
 
-    nodepools plan [--stack aws-dev] [--json] [--project-dir DIR] [--no-policy]
+    nodepools plan [--stack aws-dev] [--json] [--project-dir DIR]
+                   [--policy-pack DIR] [--policy-pack-config FILE] [--no-policy]
 
 Runs the stack's real program (``Pulumi.yaml`` ``main``) with its
 ``Pulumi.<stack>.yaml`` config under Pulumi's mock engine and prints the
@@ -11,7 +12,8 @@ policy report and the placement matrix (when the pack and the analysis are
 installed), and what a mock run cannot know.
 
 Exit status: 0 planned; 1 a mandatory policy is violated; 2 the config is
-invalid, the program failed, or the project/stack cannot be found.
+invalid, the program failed, the pack could not run, or the project/stack
+cannot be found.
 """
 from __future__ import annotations
 
