@@ -132,10 +132,12 @@ class PolicyPackRunner:
                                                               for p in reply.policies})
         return self._info
 
-    def configure(self, config: Mapping[str, Any] | None = None) -> dict[str, tuple[str, dict]]:
+    def configure(self, config: Mapping[str, Any] | None = None, *, validate: bool = True
+                  ) -> dict[str, tuple[str, dict]]:
         """Send every policy's (level, properties), reconciled from ``config`` in the
-        ``--policy-pack-config`` format; returns what was sent."""
-        reconciled = reconcile(self.info(), config or {})
+        ``--policy-pack-config`` format (``PackConfigError`` when it does not validate,
+        unless ``validate`` is False); returns what was sent."""
+        reconciled = reconcile(self.info(), config or {}, validate)
         request = proto.ConfigureAnalyzerRequest()
         for name, (level, properties) in reconciled.items():
             entry = request.policyConfig[name]

@@ -139,11 +139,12 @@ class PackResource:
 _ENFORCEMENT_LEVELS = ("advisory", "mandatory", "remediate", "disabled")
 
 
-def reconcile(info: PackInfo, config: Mapping[str, Any]) -> dict[str, tuple[str, dict]]:
+def reconcile(info: PackInfo, config: Mapping[str, Any], validate: bool = True) -> dict[str, tuple[str, dict]]:
     """What the CLI sends to Configure for ``config`` (``--policy-pack-config``
     format): schema defaults, then ``all``'s level, then each policy's level and
-    properties; validated against the schemas. Unlike the CLI, a policy name the
-    pack does not have is an error rather than ignored."""
+    properties; validated against the schemas unless ``validate`` is False (to
+    test the pack's own checks). Unlike the CLI, a policy name the pack does not
+    have is an error rather than ignored."""
     errors = [f"unknown policy {k!r}" for k in config if k != "all" and k not in info.policies]
     result = {name: (p.level, {k: s["default"] for k, s in p.config_schema.items() if "default" in s})
               for name, p in info.policies.items()}
@@ -164,7 +165,7 @@ def reconcile(info: PackInfo, config: Mapping[str, Any]) -> dict[str, tuple[str,
     for name, (level, props) in result.items():
         if level not in _ENFORCEMENT_LEVELS:
             errors.append(f"Policy {name!r}: {level!r} is not a valid enforcement level")
-        errors += _validate(info.policies[name], props)
+        errors += _validate(info.policies[name], props) if validate else []
     if errors:
         raise PackConfigError("; ".join(errors))
     return result

@@ -19,8 +19,8 @@ def pack():
 
 @pytest.fixture
 def check(pack):
-    """``check(fixture_or_resources, config=None)`` -> every diagnostic of the real pack over gRPC."""
+    """``check(fixture | Run | resources, config=None)`` -> every diagnostic of the real pack over gRPC."""
     def run(resources, config=None):
-        items = resources.items if hasattr(resources, "items") else resources
+        items = getattr(resources, "items", None) or getattr(resources, "resources", None) or resources
         return pack.check(list(items), config)
     return run

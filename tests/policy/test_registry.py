@@ -1,0 +1,40 @@
+"""The pack exposes exactly design.md section 3's policies, with their default levels, over gRPC."""
+from nodepools.policies.registry import POLICIES
+from nodepools.policies.settings import Settings, parse_settings
+
+# design.md section 3, in table order.
+DESIGN_NAMES = [
+    "pool-taints", "gpu-pool-taint", "inference-on-demand", "scale-to-zero", "autoscaler-hints", "gpu-device-plugin",
+    "namespace-quota", "gpu-quota", "batch-limitrange", "priority-class-assigned", "workload-class-declared",
+    "no-blanket-tolerations", "toleration-approval", "gpu-toleration-needs-gpu", "resident-guaranteed-qos",
+    "spot-checkpointing", "gang-scheduling", "model-load-probes", "topology-spread", "schedulable",
+    "gpu-nodes-gpu-only", "resident-off-spot", "cluster-version", "throttling-monitoring", "shared-pool-off-peak",
+    "gpu-model-selected",
+]
+MANDATORY = {"pool-taints", "gpu-pool-taint", "inference-on-demand", "no-blanket-tolerations",
+             "gpu-toleration-needs-gpu", "namespace-quota", "gpu-quota", "schedulable", "resident-off-spot"}
+
+
+def test_registry_names_are_the_design_names_in_order():
+    assert [p.name for p in POLICIES] == DESIGN_NAMES
+
+
+def test_pack_info_over_grpc(pack):
+    info = pack.info()
+    assert info.name == "nodepools"
+    assert list(info.policies) == DESIGN_NAMES
+    assert {n for n, p in info.policies.items() if p.level == "mandatory"} == MANDATORY
+    assert {p.level for p in info.policies.values()} == {"mandatory", "advisory"}
+    for spec in POLICIES:
+        remote = info.policies[spec.name]
+        assert (remote.kind, remote.description, remote.severity) == (spec.scope, spec.description, spec.severity.value)
+        assert ". Fix: " in remote.description, spec.name
+
+
+def test_schema_defaults_are_the_settings_defaults(pack):
+    """What the CLI fills in from each schema parses to exactly the documented defaults."""
+    for name, (level, props) in pack.configure({}).items():
+        assert parse_settings(name, next(p.config for p in POLICIES if p.name == name), props) == Settings(), name
+    assert Settings().off_peak_window.model_dump(by_alias=True) == {"start": "00:00", "end": "06:00", "timeZone": "UTC"}
+    assert (Settings().min_cluster_version, Settings().spot_checkpoint_max, Settings().batch_quota_share) == (
+        "1.32", "30m", 0.6)
