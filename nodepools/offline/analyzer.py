@@ -43,7 +43,7 @@ _LEVELS = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "remediate"
 _LEVEL_NAMES = {value: name for name, value in _LEVELS.items()}
 
 __all__ = ["DEFAULT_PACK_DIR", "UNKNOWN_WIRE", "Diagnostic", "PackConfigError", "PackError", "PackInfo",
-           "PackResource", "PolicyInfo", "PolicyPackRunner", "urn_for"]
+           "PackResource", "PolicyInfo", "PolicyPackRunner", "run_pack", "urn_for"]
 
 
 @dataclass
@@ -170,3 +170,10 @@ class PolicyPackRunner:
         self.configure(config)
         return self.analyze(resources)
 
+
+def run_pack(resources: Iterable[PackResource | Registration], config: Mapping[str, Any] | None = None,
+             **runner: Any) -> list[Diagnostic]:
+    """One-shot: start the pack, configure, analyze ``resources``, stop. Prefer one
+    ``PolicyPackRunner`` for many checks (starting the pack costs about half a second)."""
+    with PolicyPackRunner(**runner) as pack:
+        return pack.check(resources, config)

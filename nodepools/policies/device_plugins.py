@@ -35,7 +35,8 @@ GKE_NO_DRIVER = (None, "", "GPU_DRIVER_VERSION_UNSPECIFIED", "INSTALLATION_DISAB
 CHART_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"},
                      {"key": v.GPU_RESOURCE, "operator": "Exists", "effect": v.TaintEffect.NO_SCHEDULE.value}]
 CHART_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-    {"matchExpressions": [{"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In", "values": ["true"]}]},
+    {"matchExpressions": [{"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In",
+                           "values": ["true"]}]},
     {"matchExpressions": [{"key": "feature.node.kubernetes.io/cpu-model.vendor_id", "operator": "In",
                            "values": ["NVIDIA"]}]},
     {"matchExpressions": [{"key": v.LABEL_GPU_PRESENT, "operator": "In", "values": [v.LABEL_GPU_PRESENT_VALUE]}]},

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Severity
 
 from nodepools.policies import rules_namespaces as ns
+from nodepools.policies import rules_offpeak as offpeak
 from nodepools.policies import rules_placement as place
 from nodepools.policies import rules_platform as plat
 from nodepools.policies import rules_pools as pools
@@ -101,7 +102,7 @@ POLICIES: tuple[PolicySpec, ...] = (
        plat.check_throttling_monitoring, topic="gpu-plumbing"),
     _p("shared-pool-off-peak", "A batch workload reaches the resident pool only as a CronJob whose every firing, in "
        "its timeZone, lies within the off-peak window (default 00:00-06:00 UTC). Fix: select the batch pool or "
-       "reschedule.", MEDIUM, A, "stack", place.check_shared_pool_off_peak, ("offPeakWindow",), topic="placement"),
+       "reschedule.", MEDIUM, A, "stack", offpeak.check_shared_pool_off_peak, ("offPeakWindow",), topic="placement"),
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "
        "only. Fix: pin nodepools.io/accelerator, one pool, or a class whose pools share a model.", LOW, A, "stack",
        place.check_gpu_model_selected, topic="placement"),

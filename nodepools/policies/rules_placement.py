@@ -1,4 +1,5 @@
-"""Placement rules, judged by the placement analysis (``nodepools.placement``).
+"""Placement rules, judged by the placement analysis (``nodepools.placement``)
+(shared-pool-off-peak lives in ``rules_offpeak``).
 
 Only definite answers become violations: a verdict that reads a value unknown
 at preview makes the rule report "cannot judge" instead. A workload whose
@@ -7,8 +8,7 @@ cluster has no pool in the stack (an app stack) is not judged here at all.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterator
-from zoneinfo import ZoneInfoNotFoundError
+from typing import Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, required_node_terms
@@ -20,19 +20,17 @@ from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import effective_tolerations, untolerated
 from nodepools.placement.tri import Tri, and3
-from nodepools.policies import cron
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack import StackView, WorkloadRef
-from nodepools.policies.waivers import today_utc
 
 ALWAYS_ON = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
 # A workload declaring spot capacity by node label (design.md section 2 and the clouds' own labels).
 _SPOT_SELECTORS = {v.LABEL_CAPACITY: "spot", v.LABEL_EKS_CAPACITY_TYPE: "SPOT", v.LABEL_GKE_SPOT: "true"}
 
 
-def _verdicts(stack: StackView) -> dict[str, list[Verdict]]:
+def verdicts_by_workload(stack: StackView) -> dict[str, list[Verdict]]:
     """Verdicts by workload URN (the analysis reads its own copy of each workload, so
     templates are matched by role, never by identity)."""
     out: dict[str, list[Verdict]] = defaultdict(list)
@@ -41,15 +39,15 @@ def _verdicts(stack: StackView) -> dict[str, list[Verdict]]:
     return out
 
 
-def _definite(verdict: Verdict) -> bool:
+def definite(verdict: Verdict) -> bool:
     return verdict.fit is Fit.FITS and verdict.same_cluster is True
 
 
-def _maybe(verdict: Verdict) -> bool:
-    return verdict.fit is not Fit.NO and not _definite(verdict)
+def maybe(verdict: Verdict) -> bool:
+    return verdict.fit is not Fit.NO and not definite(verdict)
 
 
-def _names(verdicts: list[Verdict]) -> str:
+def pool_names(verdicts: list[Verdict]) -> str:
     return ", ".join(dict.fromkeys(f"'{x.pool.name}'" for x in verdicts))
 
 
@@ -78,7 +76,7 @@ def _requests_gpu(spec: dict) -> Tri:
 
 def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A workload requesting no GPU cannot land on a GPU pool (node agents excepted)."""
-    verdicts = _verdicts(stack)
+    verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
         if ref.workload.kind in NODE_AGENT_KINDS:
             continue
@@ -86,32 +84,33 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
             gpu = [x for x in verdicts[ref.workload.urn] if x.template.role == template.role and x.pool.is_gpu is True]
             wants = _requests_gpu(template.spec)
             path = spec_path(ref.workload, template)
-            reached = [x for x in gpu if _definite(x)]
+            reached = [x for x in gpu if definite(x)]
             if wants is False and reached:
                 yield Finding(ref.res.urn, subject(ref), path,
-                              f"requests no {v.GPU_RESOURCE} yet can land on GPU pool(s) {_names(reached)}",
+                              f"requests no {v.GPU_RESOURCE} yet can land on GPU pool(s) {pool_names(reached)}",
                               f"keep the GPU pools' {v.TAINT_GPU_KEY} taint untolerated and do not select GPU "
                               "node labels (or request a GPU if it needs one)", ref.namespace)
-            elif wants is not True and (reached or any(_maybe(x) for x in gpu)):
+            elif wants is not True and (reached or any(maybe(x) for x in gpu)):
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
                               "whether it requests a GPU or reaches a GPU pool is unknown")
 
 
 def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A resident or gpu-inference workload cannot land on a spot pool."""
-    verdicts = _verdicts(stack)
+    verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
-        if ref.workload.kind in NODE_AGENT_KINDS or ref.pool_class is None or ref.pool_class not in (*ALWAYS_ON, UNKNOWN):
+        if ref.workload.kind in NODE_AGENT_KINDS or ref.pool_class not in (*ALWAYS_ON, UNKNOWN):
             continue
-        spot = [x for x in verdicts[ref.workload.urn] if x.pool.spot is True and _definite(x)]
-        maybe = [x for x in verdicts[ref.workload.urn] if x.pool.spot is not False and (_maybe(x) or _definite(x))]
+        mine = verdicts[ref.workload.urn]
+        spot = [x for x in mine if x.pool.spot is True and definite(x)]
+        possible = [x for x in mine if x.pool.spot is not False and x.fit is not Fit.NO]
         field = spec_path(ref.workload, ref.workload.templates[0])
         if spot and not is_unknown(ref.pool_class):
             yield Finding(ref.res.urn, subject(ref), field,
-                          f"a {ref.pool_class.value} workload can land on spot pool(s) {_names(spot)}, which the "
+                          f"a {ref.pool_class.value} workload can land on spot pool(s) {pool_names(spot)}, which the "
                           "cloud reclaims at short notice", "select on-demand capacity (nodepools.io/capacity: "
                           "on-demand) or a pool of its own class", ref.namespace)
-        elif maybe:
+        elif possible:
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                           "whether it can land on a spot pool (or its class) is unknown")
 
@@ -127,14 +126,14 @@ def _declares_spot(ref: WorkloadRef) -> bool:
 def _spot_reach(ref: WorkloadRef, verdicts: list[Verdict]) -> Tri:
     if not verdicts:
         return UNKNOWN if is_unknown(ref.pool_class) else _declares_spot(ref)
-    if any(_definite(x) and x.pool.spot is True for x in verdicts):
+    if any(definite(x) and x.pool.spot is True for x in verdicts):
         return True
     return UNKNOWN if any(x.pool.spot is not False and x.fit is not Fit.NO for x in verdicts) else False
 
 
 def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A workload that can run on spot declares nodepools.io/checkpoint-interval <= spotCheckpointMax."""
-    verdicts = _verdicts(stack)
+    verdicts = verdicts_by_workload(stack)
     limit = settings.spot_checkpoint_max_seconds
     for ref in stack.workloads:
         if ref.workload.kind in NODE_AGENT_KINDS:
@@ -159,56 +158,6 @@ def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[F
                       f"{settings.spot_checkpoint_max}", ref.namespace)
 
 
-def _is_resident_pool(pool: PoolView) -> bool:
-    if pool.pool_class is v.PoolClass.RESIDENT:
-        return True
-    return pool.pool_class is None and not is_unknown(pool.taints) and \
-        not any(t["effect"] in v.HARD_TAINT_EFFECTS for t in pool.taints)
-
-
-def _off_peak(ref: WorkloadRef, settings: Settings) -> tuple[Any, str]:
-    """(inside the window: True/False/UNKNOWN, why not) for a CronJob."""
-    window = settings.off_peak_window
-    schedule, zone = ref.workload.raw_spec.get("schedule"), ref.workload.raw_spec.get("timeZone")
-    if is_unknown(schedule) or is_unknown(zone):
-        return UNKNOWN, "spec.schedule or spec.timeZone is unknown"
-    try:
-        fired = cron.first_outside(str(schedule), zone, window.start, window.end, window.time_zone, today_utc())
-    except cron.CronError as error:
-        return False, f"spec.schedule '{schedule}' does not parse ({error})"
-    except (ZoneInfoNotFoundError, ValueError):
-        return UNKNOWN, f"time zone '{zone or window.time_zone}' is not in this machine's tz database"
-    if fired is None:
-        return True, ""
-    return False, (f"spec.schedule '{schedule}' ({zone or 'UTC'}) fires at {fired:%H:%M} {window.time_zone}, outside "
-                   f"the off-peak window {window.start}-{window.end} {window.time_zone}")
-
-
-def check_shared_pool_off_peak(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """A batch workload reaches the resident pool only as a CronJob firing inside the off-peak window."""
-    verdicts = _verdicts(stack)
-    window = settings.off_peak_window
-    for ref in stack.workloads:
-        if ref.pool_class not in (v.PoolClass.BATCH, UNKNOWN):
-            continue
-        shared = [x for x in verdicts[ref.workload.urn] if _is_resident_pool(x.pool)]
-        reached = [x for x in shared if _definite(x)]
-        if not reached and not any(_maybe(x) for x in shared):
-            continue
-        inside, why = _off_peak(ref, settings) if ref.workload.kind == "CronJob" else (False, "")
-        if inside is True:
-            continue
-        field = "spec.schedule" if ref.workload.kind == "CronJob" else spec_path(ref.workload, ref.workload.templates[0])
-        if is_unknown(inside) or not reached or is_unknown(ref.pool_class):
-            yield unknown(ref.res.urn, subject(ref), field, ref.namespace, why or "its class or reach is unknown")
-            continue
-        yield Finding(ref.res.urn, subject(ref), field,
-                      f"a batch workload can land on resident pool(s) {_names(reached)}"
-                      + (f" and {why}" if why else " at any time"),
-                      "select the batch pool, or run it as a CronJob whose every firing lies within "
-                      f"{window.start}-{window.end} {window.time_zone}", ref.namespace)
-
-
 def admits(spec: dict, pool: PoolView) -> Tri:
     """The pool's taints, the pod's nodeSelector and required node affinity (size aside)."""
     explicit = UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec)
@@ -221,14 +170,14 @@ def admits(spec: dict, pool: PoolView) -> Tri:
 
 def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A GPU workload's tolerations and selectors admit GPU pools of one accelerator model only."""
-    verdicts = _verdicts(stack)
+    verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
         if ref.workload.kind in NODE_AGENT_KINDS:
             continue
         for template in ref.workload.templates:
             if _requests_gpu(template.spec) is not True:
                 continue
-            sure, maybe, unsure = set(), set(), 0
+            sure, possible, unsure = set(), set(), 0
             for verdict in verdicts[ref.workload.urn]:
                 if verdict.template.role != template.role or verdict.pool.is_gpu is False:
                     continue
@@ -239,7 +188,7 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
                 if admitted is True and isinstance(model, str):
                     sure.add(model)
                 elif isinstance(model, str):
-                    maybe.add(model)
+                    possible.add(model)
                 else:
                     unsure += 1
             path = f"{spec_path(ref.workload, template)}.nodeSelector"
@@ -248,6 +197,6 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
                               f"models ({', '.join(sorted(sure))}), so its speed and memory depend on where it lands",
                               f"pin one model: nodeSelector {v.LABEL_ACCELERATOR}: <model>, or one pool",
                               ref.namespace)
-            elif len(sure | maybe) + unsure > 1:
+            elif len(sure | possible) + unsure > 1:
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
                               "which GPU pools (or models) it admits is unknown")

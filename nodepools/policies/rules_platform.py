@@ -9,6 +9,7 @@ from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknow
 from nodepools.placement.tri import or3
 from nodepools.policies.base import Finding, subject_of, unknown
 from nodepools.policies.device_plugins import GKE_NO_DRIVER, device_plugins, needs_plugin
+from nodepools.policies.settings import Settings
 from nodepools.policies.stack import PoolRef, StackView
 
 _GPU_TAG = v.CA_TAG_RESOURCE_PREFIX + v.GPU_RESOURCE
@@ -57,8 +58,9 @@ def _shown(want: Any) -> str:
     return want if isinstance(want, str) else f"{want:g}"
 
 
-def check_autoscaler_hints(stack: StackView, settings: Any) -> Iterator[Finding]:
-    """An EKS pool with min 0 has ASG node-template tags for its taints (CamelCase effect), class label and GPU count."""
+def check_autoscaler_hints(stack: StackView, settings: Settings) -> Iterator[Finding]:
+    """An EKS pool with min 0 has ASG node-template tags for its taints (CamelCase
+    effect), class label and GPU count."""
     for ref in stack.pools:
         if ref.res.type != v.TYPE_EKS_NODE_GROUP or ref.view.min_nodes not in (0, 0.0, UNKNOWN):
             continue
@@ -88,7 +90,7 @@ def check_autoscaler_hints(stack: StackView, settings: Any) -> Iterator[Finding]
             yield unknown(ref.res.urn, _subject(ref), "node-template tags")
 
 
-def check_gpu_device_plugin(stack: StackView, settings: Any) -> Iterator[Finding]:
+def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """EKS GPU pools are reached by a NVIDIA device plugin that stays off non-GPU pools;
     GKE GPU pools install GKE's driver."""
     plugins = device_plugins(stack)
@@ -165,7 +167,8 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
     texts, unsure = [], False
     for res in stack.resources:
         if res.type.endswith(":PrometheusRule"):
-            rules = [as_dict(r) for g in as_list(dig(res.props, "spec", "groups")) for r in as_list(as_dict(g).get("rules"))]
+            groups = as_list(dig(res.props, "spec", "groups"))
+            rules = [as_dict(r) for g in groups for r in as_list(as_dict(g).get("rules"))]
             raw = [r.get("expr") for r in rules if "alert" in r]
             unsure = unsure or is_unknown(dig(res.props, "spec", "groups"))
         elif res.type == "gcp:monitoring/alertPolicy:AlertPolicy":
@@ -182,7 +185,7 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
     return texts, unsure
 
 
-def check_throttling_monitoring(stack: StackView, settings: Any) -> Iterator[Finding]:
+def check_throttling_monitoring(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A stack with batch and resident pools alerts on container CPU throttling and node CPU steal."""
     classes = {ref.view.pool_class for ref in stack.pools}
     if v.PoolClass.BATCH not in classes or not ({v.PoolClass.RESIDENT, None} & classes):

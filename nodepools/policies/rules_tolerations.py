@@ -132,7 +132,8 @@ def _gpu_requirement(requirement: dict) -> bool:
 def _selects_gpu_labels(spec: dict) -> bool:
     """The pod's nodeSelector or every required node-affinity term asks for a GPU-only label."""
     selector = node_selector(spec)
-    if any(k in GPU_NODE_LABELS for k in selector) or selector.get(v.LABEL_POOL_CLASS) in [c.value for c in GPU_CLASSES]:
+    gpu_classes = [c.value for c in GPU_CLASSES]
+    if any(k in GPU_NODE_LABELS for k in selector) or selector.get(v.LABEL_POOL_CLASS) in gpu_classes:
         return True
     terms = required_node_terms(spec)
     if not isinstance(terms, list) or not terms:

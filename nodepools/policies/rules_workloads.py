@@ -178,7 +178,8 @@ def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Fi
 
 
 def check_topology_spread(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """A resident workload with more than one replica spreads them (topologySpreadConstraints or required anti-affinity)."""
+    """A resident workload with more than one replica spreads them
+    (topologySpreadConstraints or a required pod anti-affinity)."""
     for ref in stack.workloads:
         member = _in(ref, (v.PoolClass.RESIDENT,))
         if member is False or ref.workload.kind not in REPLICATED_KINDS:

@@ -14,7 +14,8 @@ TAG = "k8s.io/cluster-autoscaler/node-template/"
 EKS_POOL, EKS_CLUSTER = "aws:eks/nodeGroup:NodeGroup", "aws:eks/cluster:Cluster"
 GKE_POOL = "gcp:container/nodePool:NodePool"
 DEPLOYMENT, JOB, CRONJOB = "kubernetes:apps/v1:Deployment", "kubernetes:batch/v1:Job", "kubernetes:batch/v1:CronJob"
-NAMESPACE, QUOTA, LIMITS = "kubernetes:core/v1:Namespace", "kubernetes:core/v1:ResourceQuota", "kubernetes:core/v1:LimitRange"
+NAMESPACE, QUOTA = "kubernetes:core/v1:Namespace", "kubernetes:core/v1:ResourceQuota"
+LIMITS = "kubernetes:core/v1:LimitRange"
 
 
 @dataclass(frozen=True)
@@ -78,14 +79,14 @@ def asg_tags(pool: PackResource, gpus: int = 0) -> list[PackResource]:
     entries[f"{TAG}label/{CLASS}"] = props["labels"][CLASS]
     if gpus:
         entries[f"{TAG}resources/{GPU}"] = str(gpus)
-    return [PackResource("aws:autoscaling/tag:Tag", f"{pool.name}-tag-{i}",
-                         {"autoscalingGroupName": UNKNOWN_WIRE, "tag": {"key": k, "value": v, "propagateAtLaunch": False}},
-                         dependencies=(pool.urn,), property_dependencies={"autoscalingGroupName": (pool.urn,)})
-            for i, (k, v) in enumerate(entries.items())]
+    return [PackResource("aws:autoscaling/tag:Tag", f"{pool.name}-tag-{i}", {
+        "autoscalingGroupName": UNKNOWN_WIRE, "tag": {"key": k, "value": v, "propagateAtLaunch": False}},
+        dependencies=(pool.urn,), property_dependencies={"autoscalingGroupName": (pool.urn,)})
+        for i, (k, v) in enumerate(entries.items())]
 
 
 def namespace(name: str, cls: str) -> PackResource:
-    return PackResource(NAMESPACE, f"ns-{name}", {"metadata": {"name": name, "labels": {"nodepools.io/workload-class": cls}}})
+    return PackResource(NAMESPACE, f"ns-{name}", {"metadata": {"name": name, "labels": {WORKLOAD_CLASS: cls}}})
 
 
 def quota(ns: str, hard: dict) -> PackResource:
@@ -106,7 +107,7 @@ def container(cpu: str, memory: str, gpus: int = 0, **extra) -> dict:
 
 
 def pod_template(cls: str, spec: dict, annotations: dict | None = None, labels: dict | None = None) -> dict:
-    meta = {"labels": {"app": "x", "nodepools.io/workload-class": cls, **(labels or {})}}
+    meta = {"labels": {"app": "x", WORKLOAD_CLASS: cls, **(labels or {})}}
     if annotations:
         meta["annotations"] = annotations
     return {"metadata": meta, "spec": spec}
@@ -117,6 +118,63 @@ def workload(kind: str, name: str, ns: str, spec: dict, labels: dict | None = No
 
 
 PROBE = {"httpGet": {"path": "/ready", "port": 8080.0}}
+WORKLOAD_CLASS = "nodepools.io/workload-class"
+
+
+def required_affinity(key: str, value: str) -> dict:
+    term = {"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+
+
+def device_plugin() -> PackResource:
+    """The chart with exactly the GPU pools' tolerations and GPU-only node selection (as the guardrails set it)."""
+    tolerations = [toleration(CLASS, "gpu-inference"), toleration(CLASS, "gpu-training"), toleration(GPU, "present")]
+    values = {"tolerations": tolerations, "affinity": required_affinity("nvidia.com/gpu.present", "true")}
+    return PackResource("kubernetes:helm.sh/v3:Release", "nvidia-device-plugin", {
+        "chart": "nvidia-device-plugin", "namespace": "kube-system", "version": "0.20.0", "values": values})
+
+
+def guardrails() -> list[PackResource]:
+    classes = [PackResource("kubernetes:scheduling.k8s.io/v1:PriorityClass", f"pc-{c}",
+                            {"metadata": {"name": f"nodepools-{c}"}, "value": float(v)})
+               for c, v in (("resident", 100000), ("gpu-inference", 90000), ("batch", 0), ("gpu-training", -5))]
+    spaces = [namespace(n, c) for n, c in (("services", "resident"), ("batch", "batch"),
+                                           ("inference", "gpu-inference"), ("training", "gpu-training"))]
+    # Batch: 20 of the resident + batch pools' 56 cores, 64Gi of their 160Gi (share 0.6 allows 33.6 / 96Gi).
+    quotas = [quota("services", {"requests.cpu": "16", GPU_Q: "0"}), quota("inference", {GPU_Q: "2"}),
+              quota("batch", {"requests.cpu": "20", "requests.memory": "64Gi", GPU_Q: "0"}),
+              quota("training", {GPU_Q: "16"})]
+    rules = [{"alert": "Throttled", "expr": "rate(container_cpu_cfs_throttled_periods_total[5m]) > 0.25"},
+             {"alert": "Steal", "expr": "rate(node_cpu_seconds_total{mode=\"steal\"}[5m]) > 0.1"}]
+    alerts = PackResource("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "cpu-contention", {
+        "metadata": {"name": "cpu-contention", "namespace": "services"},
+        "spec": {"groups": [{"name": "cpu", "rules": rules}]}})
+    return [*classes, *spaces, *quotas, limit_range("batch"), limit_range("training"), alerts]
+
+
+def workloads() -> list[PackResource]:
+    spread = [{"maxSkew": 1.0, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
+               "labelSelector": {"matchLabels": {"app": "x"}}}]
+    api = workload(DEPLOYMENT, "api", "services", {"replicas": 3.0, "template": pod_template("resident", {
+        "priorityClassName": "nodepools-resident", "containers": [container("500m", "512Mi")],
+        "topologySpreadConstraints": spread})})
+    startup = {**PROBE, "periodSeconds": 10.0, "failureThreshold": 60.0}
+    llm = workload(DEPLOYMENT, "llm", "inference", {"replicas": 2.0, "template": pod_template("gpu-inference", {
+        "priorityClassName": "nodepools-gpu-inference", "nodeSelector": {"nodepools.io/pool": "infer"},
+        "tolerations": [toleration(CLASS, "gpu-inference"), toleration(GPU, "present")],
+        "containers": [container("2", "8Gi", 1, readinessProbe=PROBE, livenessProbe=PROBE, startupProbe=startup)]},
+        annotations={"nodepools.io/model-load-seconds": "600"})})
+    finetune = workload(JOB, "finetune", "training", {"parallelism": 2.0, "template": pod_template("gpu-training", {
+        "priorityClassName": "nodepools-gpu-training", "restartPolicy": "Never",
+        "nodeSelector": {"nodepools.io/pool": "train"},
+        "tolerations": [toleration(CLASS, "gpu-training"), toleration(GPU, "present")],
+        "containers": [container("8", "64Gi", 8)]}, annotations={"nodepools.io/checkpoint-interval": "15m"})},
+        labels={"kueue.x-k8s.io/queue-name": "training"})
+    nightly = workload(CRONJOB, "nightly", "batch", {"schedule": "0 2 * * *", "jobTemplate": {"spec": {
+        "template": pod_template("batch", {"priorityClassName": "nodepools-batch", "restartPolicy": "OnFailure",
+                                           "tolerations": [toleration(CLASS, "batch")],
+                                           "containers": [container("1", "1Gi")]})}}})
+    return [api, llm, finetune, nightly]
 
 
 def golden() -> Fixture:
@@ -125,47 +183,9 @@ def golden() -> Fixture:
     jobs = eks_pool("jobs", "batch", "c6i.2xlarge", lo=0, hi=4)
     infer = eks_pool("infer", "gpu-inference", "g6.xlarge", lo=1, hi=2, gpu_model="nvidia-l4")
     train = eks_pool("train", "gpu-training", "p4d.24xlarge", lo=0, hi=2, spot=True, gpu_model="nvidia-a100")
-    gpu_tolerations = [toleration(CLASS, "gpu-inference"), toleration(CLASS, "gpu-training"), toleration(GPU, "present")]
-    plugin = PackResource("kubernetes:helm.sh/v3:Release", "nvidia-device-plugin", {
-        "chart": "nvidia-device-plugin", "namespace": "kube-system", "version": "0.20.0", "values": {
-            "tolerations": gpu_tolerations, "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchExpressions": [
-                    {"key": "nvidia.com/gpu.present", "operator": "In", "values": ["true"]}]}]}}}}})
-    classes = [PackResource("kubernetes:scheduling.k8s.io/v1:PriorityClass", f"pc-{c}",
-                            {"metadata": {"name": f"nodepools-{c}"}, "value": float(v)})
-               for c, v in (("resident", 100000), ("gpu-inference", 90000), ("batch", 0), ("gpu-training", -5))]
-    guardrails = [namespace("services", "resident"), namespace("batch", "batch"), namespace("inference", "gpu-inference"),
-                  namespace("training", "gpu-training"),
-                  quota("services", {"requests.cpu": "16", GPU_Q: "0"}), quota("inference", {GPU_Q: "2"}),
-                  quota("batch", {"requests.cpu": "20", "requests.memory": "64Gi", GPU_Q: "0"}),
-                  quota("training", {GPU_Q: "16"}), limit_range("batch"), limit_range("training"),
-                  PackResource("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "cpu-contention", {
-                      "metadata": {"name": "cpu-contention", "namespace": "services"}, "spec": {"groups": [{"name": "cpu", "rules": [
-                          {"alert": "Throttled", "expr": "rate(container_cpu_cfs_throttled_periods_total[5m]) > 0.25"},
-                          {"alert": "Steal", "expr": "rate(node_cpu_seconds_total{mode=\"steal\"}[5m]) > 0.1"}]}]}})]
-    api = workload(DEPLOYMENT, "api", "services", {"replicas": 3.0, "template": pod_template("resident", {
-        "priorityClassName": "nodepools-resident", "containers": [container("500m", "512Mi")],
-        "topologySpreadConstraints": [{"maxSkew": 1.0, "topologyKey": "topology.kubernetes.io/zone",
-                                       "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": "x"}}}]})})
-    llm = workload(DEPLOYMENT, "llm", "inference", {"replicas": 2.0, "template": pod_template("gpu-inference", {
-        "priorityClassName": "nodepools-gpu-inference", "nodeSelector": {"nodepools.io/pool": "infer"},
-        "tolerations": [toleration(CLASS, "gpu-inference"), toleration(GPU, "present")],
-        "containers": [container("2", "8Gi", 1, readinessProbe=PROBE, livenessProbe=PROBE,
-                                 startupProbe={**PROBE, "periodSeconds": 10.0, "failureThreshold": 60.0})]},
-        annotations={"nodepools.io/model-load-seconds": "600"})})
-    finetune = workload(JOB, "finetune", "training", {"parallelism": 2.0, "template": pod_template("gpu-training", {
-        "priorityClassName": "nodepools-gpu-training", "restartPolicy": "Never", "nodeSelector": {"nodepools.io/pool": "train"},
-        "tolerations": [toleration(CLASS, "gpu-training"), toleration(GPU, "present")],
-        "containers": [container("8", "64Gi", 8)]}, annotations={"nodepools.io/checkpoint-interval": "15m"})},
-        labels={"kueue.x-k8s.io/queue-name": "training"})
-    nightly = workload(CRONJOB, "nightly", "batch", {"schedule": "0 2 * * *", "jobTemplate": {"spec": {
-        "template": pod_template("batch", {"priorityClassName": "nodepools-batch", "restartPolicy": "OnFailure",
-                                           "tolerations": [toleration(CLASS, "batch")],
-                                           "containers": [container("1", "1Gi")]})}}})
     cluster = PackResource(EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
-    return Fixture((cluster, web, jobs, infer, train, *asg_tags(jobs), *asg_tags(train, 8), plugin, *classes,
-                    *guardrails, api, llm, finetune, nightly))
-
+    return Fixture((cluster, web, jobs, infer, train, *asg_tags(jobs), *asg_tags(train, 8), device_plugin(),
+                    *guardrails(), *workloads()))
 
 
 def template_spec(props: dict) -> dict:

@@ -32,7 +32,8 @@ def test_batch_quota_above_its_share_of_the_cpu_pools(check):
 
 def test_batch_quota_share_is_configurable(check):
     fx = golden()  # batch cpu quota 20 of 56 cores (0.36)
-    assert fired(check(fx, {"namespace-quota": {"batchQuotaShare": 0.3}})) == {("namespace-quota", fx.urn("quota-batch"))}
+    share = {"namespace-quota": {"batchQuotaShare": 0.3}}
+    assert fired(check(fx, share)) == {("namespace-quota", fx.urn("quota-batch"))}
     assert fired(check(fx, {"namespace-quota": {"batchQuotaShare": 0.4}})) == set()
 
 
@@ -54,8 +55,8 @@ def test_gpu_quota_under_limits_is_never_enforced(check):
 
 
 def test_best_effort_scoped_quota_needs_no_gpu_entry(check):
-    fx = golden().add(PackResource(QUOTA, "quota-besteffort", {"metadata": {"namespace": "batch"},
-                                                              "spec": {"hard": {"pods": "10"}, "scopes": ["BestEffort"]}}))
+    fx = golden().add(PackResource(QUOTA, "quota-besteffort", {
+        "metadata": {"namespace": "batch"}, "spec": {"hard": {"pods": "10"}, "scopes": ["BestEffort"]}}))
     assert fired(check(fx)) == set()
 
 

@@ -1,7 +1,7 @@
 """Policies judged by the placement analysis, over the real pack."""
 import pytest
-from policy_builders import (CLASS, DEPLOYMENT, GPU, asg_tags, container, eks_pool, fired, golden, pod_template,
-                             template_spec, toleration, workload)
+from policy_builders import (CLASS, DEPLOYMENT, GPU, WORKLOAD_CLASS, asg_tags, container, eks_pool, fired, golden,
+                             pod_template, template_spec, toleration, workload)
 
 
 def test_deployment_that_fits_nowhere(check):
@@ -66,8 +66,9 @@ def test_checkpoint_interval_against_the_maximum(check, interval, maximum, fires
 
 def test_app_stack_training_job_checkpoints_by_class(check):
     job = golden().get("finetune")
-    bare = job.__class__(job.type, job.name, {**job.properties, "spec": {**job.properties["spec"], "template": {
-        **job.properties["spec"]["template"], "metadata": {"labels": {"nodepools.io/workload-class": "gpu-training"}}}}})
+    template = {**job.properties["spec"]["template"], "metadata": {"labels": {WORKLOAD_CLASS: "gpu-training"}}}
+    spec = {**job.properties["spec"], "template": template}
+    bare = job.__class__(job.type, job.name, {**job.properties, "spec": spec})
     assert fired(check([bare])) == {("spot-checkpointing", bare.urn)}
 
 

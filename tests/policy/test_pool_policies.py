@@ -1,8 +1,7 @@
 """Pool and cluster-plumbing policies over the real pack: each edit of the compliant
 stack fires exactly the expected policies on exactly the expected resources."""
 import pytest
-from policy_builders import (CLASS, GKE_POOL, GPU, TAG, PackResource, asg_tags, eks_pool, fired, golden, taint,
-                             toleration)
+from policy_builders import CLASS, GKE_POOL, GPU, TAG, PackResource, eks_pool, fired, golden, taint, toleration
 
 
 def test_the_compliant_stack_fires_nothing(check):
@@ -40,7 +39,8 @@ def test_gpu_pool_without_gpu_taint(check):
 
 
 def test_gpu_taint_with_no_execute_effect_is_not_the_gpu_taint(check):
-    fx = golden().edit("infer", lambda p: p.update(taints=[taint(CLASS, "gpu-inference"), taint(GPU, "present", "NO_EXECUTE")]))
+    taints = [taint(CLASS, "gpu-inference"), taint(GPU, "present", "NO_EXECUTE")]
+    fx = golden().edit("infer", lambda p: p.update(taints=taints))
     assert ("gpu-pool-taint", fx.urn("infer")) in fired(check(fx))
 
 
@@ -65,8 +65,8 @@ def test_batch_pool_with_idle_minimum(check):
     fx = golden().edit("jobs", lambda p: p["scalingConfig"].update(minSize=1.0))
     diags = check(fx)
     assert fired(diags) == {("scale-to-zero", fx.urn("jobs"))}
-    assert "scalingConfig.minSize: a batch pool keeps 1 idle node(s) between jobs. Fix: set scalingConfig.minSize to 0" \
-        in diags[0].message
+    assert "scalingConfig.minSize: a batch pool keeps 1 idle node(s) between jobs. " \
+           "Fix: set scalingConfig.minSize to 0" in diags[0].message
 
 
 def test_resident_pool_scaling_to_zero_also_needs_autoscaler_tags(check):

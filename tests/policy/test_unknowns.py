@@ -70,7 +70,8 @@ def _program(spot, taints, tolerations):
                           capacity_type=role.arn.apply(lambda _: spot), labels={CLASS: "gpu-inference"},
                           scaling_config={"min_size": 1, "max_size": 2, "desired_size": 1},
                           taints=role.arn.apply(lambda _: taints))
-        k8s.core.v1.Namespace("ns", metadata={"name": "inference", "labels": {"nodepools.io/workload-class": "gpu-inference"}})
+        k8s.core.v1.Namespace("ns", metadata={"name": "inference",
+                                              "labels": {"nodepools.io/workload-class": "gpu-inference"}})
         k8s.core.v1.ResourceQuota("quota", metadata={"namespace": "inference"}, spec={"hard": {GPU_Q: "1"}})
         k8s.apps.v1.Deployment("web", metadata={"namespace": "inference"}, spec={
             "selector": {"match_labels": {"app": "web"}},
@@ -82,7 +83,8 @@ def _program(spot, taints, tolerations):
 
 
 def test_mock_engine_preview_unknowns_then_update_verdicts(check):
-    program = _program("SPOT", [{"key": CLASS, "value": "gpu-inference", "effect": "NO_SCHEDULE"}], [{"operator": "Exists"}])
+    class_taint = [{"key": CLASS, "value": "gpu-inference", "effect": "NO_SCHEDULE"}]
+    program = _program("SPOT", class_taint, [{"operator": "Exists"}])
     preview = run_program(program, preview=True)
     diags = check(preview)
     judged_on_unknowns = {"inference-on-demand", "gpu-pool-taint", "no-blanket-tolerations", "pool-taints"}

@@ -9,7 +9,8 @@ def test_invalid_workload_class(check):
         {"nodepools.io/workload-class": "web-tier"}))
     diags = check(fx)
     assert fired(diags) == {("workload-class-declared", fx.urn("api"))}
-    assert "spec.template.metadata.labels: nodepools.io/workload-class is 'web-tier', not one of resident" in diags[0].message
+    assert "spec.template.metadata.labels: nodepools.io/workload-class is 'web-tier', not one of resident" \
+        in diags[0].message
 
 
 def test_class_resolves_from_the_namespace(check):
@@ -148,8 +149,8 @@ def test_startup_budget_shorter_than_model_load(check):
     fx = golden().edit("llm", lambda p: template_spec(p)["containers"][0]["startupProbe"].update(failureThreshold=30.0))
     diags = check(fx)
     assert fired(diags) == {("model-load-probes", fx.urn("llm"))}
-    assert "startupProbe: allows 300s before the kubelet restarts the container, shorter than the model load time 600s" \
-        in diags[0].message
+    assert "startupProbe: allows 300s before the kubelet restarts the container, shorter than the model load " \
+           "time 600s" in diags[0].message
     assert "failureThreshold >= 60 at periodSeconds 10" in diags[0].message
 
 
