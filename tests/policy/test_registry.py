@@ -38,3 +38,10 @@ def test_schema_defaults_are_the_settings_defaults(pack):
     assert Settings().off_peak_window.model_dump(by_alias=True) == {"start": "00:00", "end": "06:00", "timeZone": "UTC"}
     assert (Settings().min_cluster_version, Settings().spot_checkpoint_max, Settings().batch_quota_share) == (
         "1.32", "30m", 0.6)
+
+
+def test_readme_lists_every_policy_with_its_level():
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "policy" / "README.md").read_text()
+    for spec in POLICIES:
+        assert f"| `{spec.name}` | {spec.level.value} | {spec.severity.value} |" in readme, spec.name
