@@ -5,10 +5,11 @@ in the pack's directory (pulumi/pulumi: sdk/python/dist/pulumi-analyzer-policy-p
 with ``PULUMI_CONFIG``, ``PULUMI_PROJECT``, ``PULUMI_STACK``, ``PULUMI_DRY_RUN``
 and ``PULUMI_ORGANIZATION`` set; the pack prints its gRPC port as the first
 stdout line. ``PolicyPackRunner`` does the same, then speaks the Analyzer
-protocol: ``GetAnalyzerInfo``; ``Configure`` with every policy's level and
-config, reconciled like the CLI (schema defaults, then ``all``, then per-policy
-values, validated against each policy's schema); ``Analyze`` per resource and
-``AnalyzeStack`` once. Start one runner per test session and reconfigure it per test.
+protocol: ``ConfigureStack`` (stack, project, tags); ``GetAnalyzerInfo``;
+``Configure`` with every policy's level and config, reconciled like the CLI
+(schema defaults, then ``all``, then per-policy values, validated against each
+policy's schema); ``Analyze`` per resource and ``AnalyzeStack`` once. Start one
+runner per test session and reconfigure it per test.
 
 Inputs: the registrations of a mocked run (``nodepools.offline.engine``, whose
 exact wire ``Struct``, dependencies and property dependencies go through
@@ -57,6 +58,7 @@ class PolicyPackRunner:
     dry_run: bool = True
     organization: str = "organization"
     stack_config: Mapping[str, str] = field(default_factory=dict)
+    stack_tags: Mapping[str, str] = field(default_factory=dict)
     startup_timeout_seconds: float = 60.0
     _process: subprocess.Popen | None = field(default=None, init=False, repr=False)
     _channel: grpc.Channel | None = field(default=None, init=False, repr=False)
@@ -77,6 +79,9 @@ class PolicyPackRunner:
                                               options=[("grpc.max_receive_message_length", 400 * 2**20)])
         grpc.channel_ready_future(self._channel).result(timeout=self.startup_timeout_seconds)
         self._stub = analyzer_pb2_grpc.AnalyzerStub(self._channel)
+        self._call("ConfigureStack", proto.AnalyzerStackConfigureRequest(
+            stack=self.stack, project=self.project, organization=self.organization, dry_run=self.dry_run,
+            config=dict(self.stack_config), tags=dict(self.stack_tags)))
         return self
 
     def _read_port(self) -> int:
