@@ -27,7 +27,8 @@ from nodepools.policies.stack import StackView, WorkloadRef
 
 ALWAYS_ON = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
 # A workload declaring spot capacity by node label (design.md section 2 and the clouds' own labels).
-_SPOT_SELECTORS = {v.LABEL_CAPACITY: "spot", v.LABEL_EKS_CAPACITY_TYPE: "SPOT", v.LABEL_GKE_SPOT: "true"}
+_SPOT_SELECTORS = {v.LABEL_CAPACITY: "spot", v.LABEL_EKS_CAPACITY_TYPE: "SPOT", v.LABEL_GKE_SPOT: "true",
+                   v.LABEL_GKE_PREEMPTIBLE: "true"}
 
 
 def verdicts_by_workload(stack: StackView) -> dict[str, list[Verdict]]:

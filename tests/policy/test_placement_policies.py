@@ -122,3 +122,13 @@ def test_gpu_class_whose_pools_share_a_model_is_fine(check):
     more = eks_pool("train-2", "gpu-training", "p4d.24xlarge", lo=0, hi=1, spot=True, gpu_model="nvidia-a100")
     fx = golden().add(more, *asg_tags(more, 8)).edit("finetune", lambda p: template_spec(p).pop("nodeSelector"))
     assert fired(check(fx)) == set()
+
+
+@pytest.mark.parametrize("selector, fires", [
+    ({"nodepools.io/capacity": "spot"}, True), ({"eks.amazonaws.com/capacityType": "SPOT"}, True),
+    ({"cloud.google.com/gke-spot": "true"}, True), ({"cloud.google.com/gke-preemptible": "true"}, True),
+    ({"nodepools.io/capacity": "on-demand"}, False), ({}, False)])
+def test_app_stack_batch_job_checkpoints_when_it_selects_spot(check, selector, fires):
+    job = workload(DEPLOYMENT, "etl", "batch", {"replicas": 1.0, "template": pod_template("batch", {
+        "priorityClassName": "nodepools-batch", "nodeSelector": selector, "containers": [container("1", "1Gi")]})})
+    assert fired(check([job])) == ({("spot-checkpointing", job.urn)} if fires else set())
