@@ -6,19 +6,18 @@ the ``pool-taints`` policy of design.md section 3 allows no more).
 """
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from nodepools.spec.errors import Problems
+from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud, PoolClass
 
 SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 
 
-class ClusterPools(BaseModel):
+class ClusterPools(StrictModel):
     """Every pool of one cluster. ``cloud`` is checked against the instance types."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     cloud: Cloud
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)

@@ -9,11 +9,12 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from nodepools import vocabulary as v
 from nodepools.spec import pool_rules
 from nodepools.spec.errors import Problems
+from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.presets import PlacementStrategy, preset
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, TaintEffect
@@ -21,28 +22,24 @@ from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, T
 MAX_NODES_LIMIT = 1000
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GpuSpec(_Strict):
+class GpuSpec(StrictModel):
     """The GPU of every node of a pool. Derived from the instance table when omitted."""
 
     model: GpuModel
-    count_per_node: int = Field(ge=1, le=16)
+    count_per_node: WholeNumber = Field(ge=1, le=16)
 
 
-class CustomCapacity(_Strict):
+class CustomCapacity(StrictModel):
     """Per-node capacity of an instance type that is not in the instance table."""
 
-    vcpu: int = Field(ge=1, le=1024)
+    vcpu: WholeNumber = Field(ge=1, le=1024)
     memory_gib: float = Field(gt=0, le=32768)
     architecture: Architecture = Architecture.X86_64
-    gpu_count: int = Field(default=0, ge=0, le=16)
+    gpu_count: WholeNumber = Field(default=0, ge=0, le=16)
     gpu_model: GpuModel | None = None
 
 
-class Taint(_Strict):
+class Taint(StrictModel):
     """A node taint in Kubernetes spelling; effect defaults to NoSchedule."""
 
     key: str
@@ -56,7 +53,7 @@ class Taint(_Strict):
         return out
 
 
-class PoolSpec(_Strict):
+class PoolSpec(StrictModel):
     """One node pool.
 
     Defaults come from the class preset (``nodepools.spec.presets``): capacity
@@ -70,10 +67,10 @@ class PoolSpec(_Strict):
     pool_class: PoolClass
     instance_types: list[str] = Field(min_length=1, max_length=20)
     capacity: CapacityType
-    min_nodes: int = Field(ge=0, le=MAX_NODES_LIMIT)
-    max_nodes: int = Field(ge=1, le=MAX_NODES_LIMIT)
+    min_nodes: WholeNumber = Field(ge=0, le=MAX_NODES_LIMIT)
+    max_nodes: WholeNumber = Field(ge=1, le=MAX_NODES_LIMIT)
     gpu: GpuSpec | None = None
-    disk_size_gib: int = Field(ge=20, le=16384)
+    disk_size_gib: WholeNumber = Field(ge=20, le=16384)
     zones: list[str] = Field(default_factory=list)
     subnet_ids: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
@@ -90,14 +87,16 @@ class PoolSpec(_Strict):
         try:
             chosen = preset(PoolClass(data.get("pool_class")))
         except ValueError:
-            return data  # the field validator reports the bad class
+            # The field validator reports the bad class; fill placeholders so the
+            # fields the class would have defaulted are not also reported missing.
+            chosen = preset(PoolClass.BATCH)
         defaults = {
             "capacity": chosen.default_capacity,
             "min_nodes": chosen.default_min_nodes,
             "max_nodes": chosen.default_max_nodes,
             "disk_size_gib": chosen.default_disk_size_gib,
         }
-        return {**defaults, **{k: val for k, val in data.items() if val is not None}}
+        return {**defaults, **{k: val for k, val in data.items() if not (val is None and k in defaults)}}
 
     @model_validator(mode="after")
     def _check(self) -> "PoolSpec":
