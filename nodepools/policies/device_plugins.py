@@ -49,7 +49,6 @@ class DevicePlugin:
     subject: str
     namespace: Any
     spec: Any  # {"tolerations", "nodeSelector", "affinity"} or UNKNOWN (values unknown / not modelled)
-    is_daemonset: bool
     selection_field: str
 
     def lands_on(self, pool: PoolView) -> tuple[Tri, str]:
@@ -85,7 +84,7 @@ def _from_release(res: Res) -> DevicePlugin | None:
         values = as_dict(values)
         spec = {"tolerations": values.get("tolerations", CHART_TOLERATIONS),
                 "nodeSelector": values.get("nodeSelector", {}), "affinity": values.get("affinity", CHART_AFFINITY)}
-    return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, spec, False,
+    return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, spec,
                         "values.tolerations/nodeSelector/affinity")
 
 
@@ -100,7 +99,7 @@ def _from_daemonset(res: Res) -> DevicePlugin | None:
     plugin_spec = {"tolerations": UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec),
                    "nodeSelector": dig(spec, "nodeSelector", default={}), "affinity": spec.get("affinity")}
     return DevicePlugin(res, subject_of(res.type, res.name, workload.namespace), workload.namespace, plugin_spec,
-                        True, "spec.template.spec.nodeSelector/affinity")
+                        "spec.template.spec.nodeSelector/affinity")
 
 
 def device_plugins(stack: StackView) -> list[DevicePlugin]:

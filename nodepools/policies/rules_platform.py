@@ -8,7 +8,7 @@ from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
 from nodepools.placement.tri import or3
 from nodepools.policies.base import Finding, subject_of, unknown
-from nodepools.policies.device_plugins import GKE_NO_DRIVER, device_plugins, needs_plugin
+from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack import PoolRef, StackView
 
@@ -123,7 +123,7 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
             yield unknown(ref.res.urn, _subject(ref), "NVIDIA device plugin", why="whether a plugin reaches it")
     for plugin in plugins:
         for ref in stack.pools:
-            if ref.view.is_gpu is not False or not (one_cluster or plugin.is_daemonset):
+            if ref.view.is_gpu is not False or not _same_cluster(stack, plugin, ref, one_cluster):
                 continue
             lands, _ = plugin.lands_on(ref.view)
             if lands is True:
@@ -133,6 +133,15 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
                               "select GPU nodes only, e.g. nodeSelector nvidia.com/gpu.present: 'true'")
             elif is_unknown(lands):
                 yield unknown(plugin.res.urn, plugin.subject, plugin.selection_field)
+
+
+def _same_cluster(stack: StackView, plugin: DevicePlugin, ref: PoolRef, one_cluster: bool) -> bool:
+    """Definitely in the pool's cluster: a one-cluster stack, or a DaemonSet whose
+    provider ties it to the pool's cluster (as the placement analysis decides)."""
+    if one_cluster:
+        return True
+    placed = [w for w in stack.placement_stack.workloads if w.urn == plugin.res.urn]
+    return bool(placed) and stack.placement_stack.member(placed[0], ref.view) is True
 
 
 def _gke_driver(ref: PoolRef) -> Iterator[Finding]:
