@@ -1,0 +1,10 @@
+"""The policy pack's rules, importable (design.md section 3).
+
+- ``registry.POLICIES``: every policy (name, rule and fix, severity, default level, check).
+- ``pack.policies(specs)``: pulumi_policy policies for ``PolicyPack(policies=...)``.
+- ``config.spread``: one pack-wide config -> CrossGuard's per-policy config.
+- Rules are plain functions over plain data: ``check(Res, Settings)`` for resource
+  policies, ``check(StackView, Settings)`` for stack policies, yielding ``Finding``s.
+
+Importing never starts a server; only ``policy/__main__.py`` builds the pack.
+"""
