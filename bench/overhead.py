@@ -1,0 +1,71 @@
+"""Benchmark 1: the ``aws-prod`` stack program against the flat programs of the same resources.
+
+Three cases, each in fresh processes, interleaved:
+
+- ``ours``: ``stacks/__main__.py`` with ``Pulumi.aws-prod.yaml`` under the mock engine;
+- ``raw floor``: every custom registration of that run replayed as a raw
+  ``pulumi.CustomResource``/``ProviderResource`` (the SDK itself, nothing above it);
+- ``typed floor``: the same replay through the provider SDKs' generated classes,
+  which splits the gap into the SDK's typed layer and ours.
+
+Both floors are checked first to send byte-identical wire inputs and the same
+dependencies as the real run (``bench.flat.differences``).
+"""
+from __future__ import annotations
+
+import json
+
+from bench.flat import differences, flat_program, flat_spec
+from bench.measure import Row, interleaved, median, mib, ratio, seconds, warm
+from bench.programs import stack_runner
+
+NAME = "1 overhead"
+STACK = "aws-prod"
+WALL_TARGET, MEMORY_TARGET = 1.15, 1.10
+
+
+def _faithful_spec(path) -> int:
+    from nodepools.offline.engine import run_program
+
+    run = stack_runner(STACK)()
+    spec = flat_spec(run)
+    for typed in (False, True):
+        replay = run_program(flat_program(spec, typed=typed), project="nodepools", stack=STACK)
+        problems = differences(run, replay)
+        if problems:
+            raise RuntimeError(f"the {'typed' if typed else 'raw'} floor is not faithful: " + "; ".join(problems[:5]))
+    path.write_text(json.dumps(spec))
+    return len(run.resources)
+
+
+def run(settings) -> list[Row]:
+    path = settings.workdir / f"{STACK}.flat.json"
+    registrations = _faithful_spec(path)
+    options = ["--warm", str(settings.warm), "--traced"]
+    results = interleaved({
+        "ours": [f"stack:{STACK}", *options],
+        "typed": [f"typed:{path}:{STACK}", *options],
+        "raw": [f"flat:{path}:{STACK}", *options],
+    }, settings.reps)
+    wall = {k: warm(v) for k, v in results.items()}
+    traced = {k: median(r["traced_peak_kib"] for r in v) for k, v in results.items()}
+    cold = {k: median(r["cold_s"] for r in v) for k, v in results.items()}
+    rss = {k: median(r["peak_cold_kib"] for r in v) for k, v in results.items()}
+    label = f"{STACK}: {registrations} registrations"
+    return [
+        Row(NAME, f"warm run wall, {label}", seconds(wall["ours"]), seconds(wall["raw"]),
+            ratio(wall["ours"], wall["raw"]), WALL_TARGET),
+        Row(NAME, "  of which the SDK's generated classes (typed floor / raw floor)", seconds(wall["typed"]),
+            seconds(wall["raw"]), ratio(wall["typed"], wall["raw"])),
+        Row(NAME, "  of which our layers (ours / typed floor)", seconds(wall["ours"]), seconds(wall["typed"]),
+            ratio(wall["ours"], wall["typed"])),
+        Row(NAME, "peak Python memory of the run (tracemalloc)", mib(traced["ours"]), mib(traced["raw"]),
+            ratio(traced["ours"], traced["raw"]), MEMORY_TARGET),
+        Row(NAME, "  of which the SDK's generated classes", mib(traced["typed"]), mib(traced["raw"]),
+            ratio(traced["typed"], traced["raw"])),
+        Row(NAME, "  of which our layers", mib(traced["ours"]), mib(traced["typed"]),
+            ratio(traced["ours"], traced["typed"])),
+        Row(NAME, "cold process: imports + first run", seconds(cold["ours"]), seconds(cold["raw"]),
+            ratio(cold["ours"], cold["raw"])),
+        Row(NAME, "cold process peak RSS (VmHWM)", mib(rss["ours"]), mib(rss["raw"]), ratio(rss["ours"], rss["raw"])),
+    ]

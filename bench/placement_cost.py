@@ -1,0 +1,60 @@
+"""Benchmark 3b: the placement analysis at several sizes; is it linear in workloads x pools?
+
+One stack per pool count (``bench.workloads``: W workloads cycling through P pools
+on one cluster) is recorded once; each size analyses the first W workloads of
+it with ``nodepools.placement.analyze``, in this process, sizes interleaved.
+The per-pair cost is the time divided by the verdicts produced (pod templates x
+pools of their cluster); linear means it stays flat as W x P grows.
+"""
+from __future__ import annotations
+
+import gc
+import re
+import time
+
+from bench.measure import Row, median, ratio
+from bench.workloads import workloads_program
+
+NAME = "3 placement"
+TARGET = 1.2
+_WORKLOAD = re.compile(r"^app-(\d+)$")
+
+
+def _subset(resources, workloads: int):
+    """Every resource but the workloads numbered ``workloads`` and above."""
+    keep = []
+    for r in resources:
+        match = _WORKLOAD.match(r.name)
+        if match is None or int(match.group(1)) < workloads:
+            keep.append(r)
+    return keep
+
+
+def run(settings) -> list[Row]:
+    from nodepools.offline.engine import run_program
+    from nodepools.placement import analyze
+
+    sizes = [(w, p) for p in settings.placement_pools for w in settings.placement_workloads]
+    recorded = {p: run_program(workloads_program(max(settings.placement_workloads), pools=p), stack="bench").resources
+                for p in settings.placement_pools}
+    inputs = {(w, p): _subset(recorded[p], w) for w, p in sizes}
+    times: dict[tuple[int, int], list[float]] = {size: [] for size in sizes}
+    pairs: dict[tuple[int, int], int] = {}
+    for rep in range(settings.reps):
+        for size in sizes[rep % len(sizes):] + sizes[:rep % len(sizes)]:
+            gc.collect()
+            begin = time.perf_counter()
+            report = analyze(inputs[size])
+            times[size].append(time.perf_counter() - begin)
+            pairs[size] = len(report.verdicts)
+    per_pair = {size: median(times[size]) / pairs[size] for size in sizes}
+    smallest, largest = sizes[0], sizes[-1]
+    rows = []
+    for size in sizes:
+        w, p = size
+        rows.append(Row(NAME, f"{w} workloads x {p} pools: {pairs[size]} verdicts in {median(times[size]):.2f} s, "
+                        "per pair", f"{per_pair[size] * 1e6:.1f} us",
+                        f"{per_pair[smallest] * 1e6:.1f} us" if size != smallest else "",
+                        ratio(per_pair[size], per_pair[smallest]) if size != smallest else None,
+                        TARGET if size == largest else None))
+    return rows

@@ -1,0 +1,92 @@
+"""Benchmark 3a: the real policy pack over the Analyzer protocol against no-op packs.
+
+One recorded stack (aws-prod pools + guardrails + N workloads, ``bench.workloads``)
+is sent, as the engine sends it (``Analyze`` per resource, then ``AnalyzeStack``),
+to three pack processes started alike by ``nodepools.offline.analyzer``:
+
+- the real pack (``policy/``);
+- the protocol's floor: one no-op resource policy (``bench/noop_pack``);
+- the SDK's per-policy floor: as many no-op resource and stack policies as the
+  real pack has (``pulumi_policy`` deserialises every resource again for each
+  policy, whatever the policy does), so real / this floor is our rules alone.
+
+Passes are interleaved across the three packs; each time is one full pass.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from contextlib import ExitStack
+from pathlib import Path
+
+from bench.measure import ROOT, Row, median, ratio, seconds
+from bench.workloads import workloads_program
+
+NAME = "3 policy pack"
+TARGET = 1.5
+NOOP_PACK = ROOT / "bench" / "noop_pack"
+
+
+def _start(stack: ExitStack, pack_dir: Path, noop: str = "1,0"):
+    from nodepools.offline.analyzer import PolicyPackRunner
+
+    previous = os.environ.get("NODEPOOLS_BENCH_NOOP")
+    os.environ["NODEPOOLS_BENCH_NOOP"] = noop  # read by bench/noop_pack at start-up
+    try:
+        runner = stack.enter_context(PolicyPackRunner(pack_dir=pack_dir, stack="bench"))
+    finally:
+        if previous is None:
+            os.environ.pop("NODEPOOLS_BENCH_NOOP")
+        else:
+            os.environ["NODEPOOLS_BENCH_NOOP"] = previous
+    runner.configure()
+    return runner
+
+
+def _peak_rss_kib(runner) -> int:
+    """The pack process's peak RSS (VmHWM), read before it exits."""
+    status = Path(f"/proc/{runner._process.pid}/status").read_text()  # noqa: SLF001 - the runner owns the process
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+def run(settings) -> list[Row]:
+    from nodepools.offline.analyzer import DEFAULT_PACK_DIR, PackResource
+    from nodepools.offline.engine import run_program
+    from nodepools.policies.registry import POLICIES
+
+    recorded = run_program(workloads_program(settings.pack_workloads), stack="bench")
+    resources = [PackResource.from_registration(r) for r in recorded.resources]
+    scopes = Counter(p.scope for p in POLICIES)
+    with ExitStack() as stack:
+        packs = {
+            "real": _start(stack, DEFAULT_PACK_DIR),
+            "floor": _start(stack, NOOP_PACK),
+            "sdk": _start(stack, NOOP_PACK, f"{scopes['resource']},{scopes['stack']}"),
+        }
+        passes: dict[str, list[float]] = {name: [] for name in packs}
+        diagnostics = []
+        names = list(packs)
+        for rep in range(settings.reps):
+            for name in names[rep % 3:] + names[:rep % 3]:
+                begin = time.perf_counter()
+                found = packs[name].analyze(resources)
+                passes[name].append(time.perf_counter() - begin)
+                if name == "real":
+                    diagnostics = found
+        rss = {name: _peak_rss_kib(runner) for name, runner in packs.items()}
+    t = {name: median(values) for name, values in passes.items()}
+    violations = sum(1 for d in diagnostics if not d.cannot_judge)
+    label = f"{settings.pack_workloads} workloads + 4 pools ({len(resources)} resources)"
+    return [
+        Row(NAME, f"one preview pass, {label}", seconds(t["real"]), seconds(t["floor"]),
+            ratio(t["real"], t["floor"]), TARGET),
+        Row(NAME, f"  of which the SDK's per-policy cost ({scopes['resource']} resource + {scopes['stack']} stack "
+            "no-op policies / 1)", seconds(t["sdk"]), seconds(t["floor"]), ratio(t["sdk"], t["floor"])),
+        Row(NAME, "  of which our rules (real / same count of no-op policies)", seconds(t["real"]),
+            seconds(t["sdk"]), ratio(t["real"], t["sdk"])),
+        Row(NAME, "  pack process peak RSS (VmHWM)", f"{rss['real'] / 1024:.0f} MiB",
+            f"{rss['floor'] / 1024:.0f} MiB", ratio(rss["real"], rss["floor"])),
+        Row(NAME, f"  verdicts of the real pack: {violations} violations, "
+            f"{len(diagnostics) - violations} cannot-judge notices", "", ""),
+    ]
