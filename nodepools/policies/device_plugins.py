@@ -16,7 +16,7 @@ from typing import Any
 
 from nodepools import vocabulary as v
 from nodepools.inventory.podspec import all_containers, node_selector, required_node_terms, tolerations
-from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
@@ -56,7 +56,7 @@ class DevicePlugin:
         if is_unknown(self.spec):
             return UNKNOWN, "its values are unknown"
         tols = self.spec.get("tolerations")
-        answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in tols or []], pool.taints)
+        answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in as_list(tols)], pool.taints)
         if answer is False:
             return False, f"does not tolerate {taint_text(taint)} of pool '{pool.name}'"
         labels = node_labels(pool)

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.podspec import containers, gpu_request, has_unknown_resources, init_containers
 from nodepools.inventory.quantities import try_quantity
-from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
 from nodepools.placement.tri import Tri
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import meta_path, subject, templates
@@ -134,12 +134,13 @@ def _load_seconds(ref: WorkloadRef, settings: Settings) -> Any:
     return raw if is_unknown(raw) else try_quantity(raw)
 
 
-def _budget(probe: dict) -> Any:
+def _probe_numbers(probe: dict) -> Any:
+    """(initialDelaySeconds, periodSeconds, failureThreshold) with Kubernetes defaults, or UNKNOWN."""
     values = [probe.get(k) for k in ("initialDelaySeconds", "periodSeconds", "failureThreshold")]
     if any(is_unknown(x) for x in values):
-        return next(x for x in values if is_unknown(x))
-    delay, period, threshold = (float(x) if isinstance(x, (int, float)) else d for x, d in zip(values, PROBE_DEFAULTS))
-    return delay + period * threshold
+        return UNKNOWN
+    return tuple(float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else d
+                 for x, d in zip(values, PROBE_DEFAULTS))
 
 
 def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Finding]:
@@ -162,15 +163,15 @@ def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Fi
                 probe = container.get(which)
                 if probe is None:
                     continue  # nothing restarts a loading container
-                budget = probe if is_unknown(probe) else _budget(as_dict(probe))
-                if is_unknown(budget) or is_unknown(load):
+                numbers = probe if is_unknown(probe) else _probe_numbers(as_dict(probe))
+                if is_unknown(numbers) or is_unknown(load):
                     yield unknown(ref.res.urn, subject(ref), f"{base}.{which}", ref.namespace)
                 elif load is None:
                     yield _report(ref, member, f"{meta_path(ref.workload, template)}.annotations",
                                   f"{v.ANNOTATION_MODEL_LOAD_SECONDS} is not a number of seconds",
                                   f"set {v.ANNOTATION_MODEL_LOAD_SECONDS} to the load time in seconds, e.g. '600'")
-                elif budget < load:
-                    period = float(probe.get("periodSeconds") or PROBE_DEFAULTS[1])
+                elif (budget := numbers[0] + numbers[1] * numbers[2]) < load:
+                    period = numbers[1] or PROBE_DEFAULTS[1]
                     need = math.ceil(load / period)
                     yield _report(ref, member, f"{base}.{which}", f"allows {budget:g}s before the kubelet restarts "
                                   f"the container, shorter than the model load time {load:g}s",
