@@ -63,6 +63,21 @@ class PoolView:
         return [] if is_unknown(self.instance_types) else [lookup(t) for t in self.instance_types]
 
 
+def _text(value: Any) -> str:
+    """Provider Check rejects non-string taint fields; read them as text so a
+    malformed program gets a verdict instead of a crash."""
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _number(value: Any) -> Any:
+    """A count as float, None when absent, UNKNOWN when unknown or not a number."""
+    if value is None or is_unknown(value):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return UNKNOWN
+
+
 def _taints(raw: Any) -> Any:
     if is_unknown(raw):
         return UNKNOWN
@@ -71,8 +86,8 @@ def _taints(raw: Any) -> Any:
         taint = as_dict(taint)
         if any(is_unknown(taint.get(f)) for f in ("key", "value", "effect")):
             return UNKNOWN
-        effect = taint.get("effect") or ""
-        out.append({"key": taint.get("key") or "", "value": taint.get("value") or "",
+        effect = _text(taint.get("effect"))
+        out.append({"key": _text(taint.get("key")), "value": _text(taint.get("value")),
                     "effect": _EFFECTS.get(effect, effect)})
     return out
 
@@ -102,7 +117,8 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
     return PoolView(
         type=v.TYPE_EKS_NODE_GROUP, urn=urn, name=pool_name, cluster=props.get("clusterName", UNKNOWN),
         labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints")), spot=spot,
-        min_nodes=dig(props, "scalingConfig", "minSize"), max_nodes=dig(props, "scalingConfig", "maxSize"),
+        min_nodes=_number(dig(props, "scalingConfig", "minSize")),
+        max_nodes=_number(dig(props, "scalingConfig", "maxSize")),
         instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model,
         gpu_image=isinstance(ami, str) and ("NVIDIA" in ami or "GPU" in ami),
@@ -113,14 +129,14 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
 def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     config = as_dict(props.get("nodeConfig"))
     machine = config.get("machineType", UNKNOWN if is_unknown(props.get("nodeConfig")) else "e2-medium")
-    types = UNKNOWN if is_unknown(machine) else [machine]
+    types = UNKNOWN if is_unknown(machine) else ([machine] if isinstance(machine, str) else [])
     spot_flags = [config.get("spot"), config.get("preemptible")]
     spot = UNKNOWN if any(is_unknown(f) for f in spot_flags) else any(f is True for f in spot_flags)
     accelerators = [as_dict(a) for a in as_list(config.get("guestAccelerators"))]
     gpu_count, gpu_model = _gpu_from_types(types)
     if accelerators:
         first = accelerators[0]
-        gpu_count = first.get("count", UNKNOWN)
+        gpu_count = _number(first.get("count", UNKNOWN))
         accel = first.get("type")
         gpu_model = GPU_MODEL_BY_GKE_ACCELERATOR[accel].value if accel in GPU_MODEL_BY_GKE_ACCELERATOR else accel
     image = config.get("imageType", UNKNOWN if is_unknown(props.get("nodeConfig")) else "")
@@ -151,8 +167,8 @@ def _gke_bound(autoscaling: Any, total_key: str, zonal_key: str, fixed: Any) -> 
     if is_unknown(autoscaling):
         return UNKNOWN
     if isinstance(autoscaling, dict):
-        return autoscaling.get(total_key, autoscaling.get(zonal_key))
-    return fixed
+        return _number(autoscaling.get(total_key, autoscaling.get(zonal_key)))
+    return _number(fixed)
 
 
 def _with_instance_labels(labels: dict[str, Any], types: Any) -> dict[str, Any]:

@@ -123,3 +123,12 @@ def test_gke_preemptible_pool_carries_the_preemptible_label_not_spot():
     assert pool.spot is True
     assert pool.labels["cloud.google.com/gke-preemptible"] == "true"
     assert "cloud.google.com/gke-spot" not in pool.labels
+
+
+def test_malformed_pool_fields_read_as_text_or_unknown_never_crash():
+    pool = read_pool("gcp:container/nodePool:NodePool", {
+        "name": "odd", "autoscaling": {"totalMinNodeCount": "zero", "totalMaxNodeCount": True},
+        "nodeConfig": {"machineType": 42.0, "guestAccelerators": [{"type": "nvidia-l4", "count": "one"}],
+                       "taints": [{"key": 7.0, "value": None, "effect": "NO_SCHEDULE"}]}})
+    assert pool.taints == [{"key": "7.0", "value": "", "effect": "NoSchedule"}]
+    assert (pool.min_nodes, pool.max_nodes, pool.gpu_count, pool.instance_types) == (UNKNOWN, UNKNOWN, UNKNOWN, [])
