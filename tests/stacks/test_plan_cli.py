@@ -14,7 +14,7 @@ def plan_json(capsys, *argv):
 
 def test_json_plan_of_aws_dev_holds_the_pools_table(capsys):
     code, plan = plan_json(capsys, "--stack", "aws-dev")
-    assert code == 0 and plan["exit_code"] == 0 and plan["error"] is None
+    assert (code, plan["error"]) == (0, None)
     assert plan["pools"] == [
         {"name": "system", "class": "resident", "capacity": "on-demand", "min_nodes": 2, "max_nodes": 4,
          "instance_types": ["m7i.xlarge"], "gpus_per_node": 0, "gpu_model": None, "taints": []},
@@ -117,7 +117,7 @@ def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config):
     (program / "__main__.py").write_text(BAD_WORKLOAD.format(program=str(STACKS_DIR / "__main__.py")))
     project = project_with(tmp_path, "gated", stack_config("aws-dev"), main=program)
     code, plan = plan_json(capsys, "--stack", "gated", "--project-dir", str(project))
-    assert code == 1 and plan["result"] == "mandatory policy violated"
+    assert (code, plan["error"], plan["result"]) == (1, None, "mandatory policy violated")
     found = {(v["policy"], v["enforcement"], v["resource"]) for v in plan["policy"]["violations"]}
     assert ("no-blanket-tolerations", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found
     assert ("resident-off-spot", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found
