@@ -42,6 +42,10 @@ class ClusterTarget(Protocol):
     def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
         """Register the pool's provider resources as children of ``parent``."""
 
+    def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
+        """Raise a ValidationError when the autoscaler identity cannot be made, so a
+        composing component can refuse before anything registers."""
+
     def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
                                              parent: pulumi.Resource) -> pulumi.Output[str] | None:
         """The cloud identity (e.g. an IRSA role ARN) the cluster-autoscaler's service

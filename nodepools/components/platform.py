@@ -76,8 +76,6 @@ class Platform(pulumi.ComponentResource):
         cluster_pools = self._validate(cluster, args, region)
         super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
         self.cluster_pools = cluster_pools
-        # The identity first: a target may still refuse it (e.g. no OIDC provider),
-        # and then no pool should have been registered yet.
         role_arn = None
         if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
             role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
@@ -111,6 +109,11 @@ class Platform(pulumi.ComponentResource):
                 _absorb(problems, err, ("pools", i))
         if cluster_pools is not None:
             addon_problems(cluster.cloud, cluster_pools, region, problems)
+        if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
+            try:
+                cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)
+            except ValidationError as err:
+                _absorb(problems, err, ("cluster",))
         problems.raise_if_any("Platform")
         assert cluster_pools is not None
         return cluster_pools

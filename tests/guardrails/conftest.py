@@ -51,6 +51,9 @@ class FakeCluster:
                                      opts=pulumi.ResourceOptions(parent=parent))
         return RegisteredPool(resource=pool, node_labels=spec.node_labels)
 
+    def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
+        pass
+
     def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
                                              parent: pulumi.Resource) -> pulumi.Output[str] | None:
         self.identity_calls.append((namespace, service_account))

@@ -128,9 +128,14 @@ def test_gke_checks_run_before_anything_registers(gcp_pools):
     assert errors and all(e.startswith("pools[1].") for e in errors)
 
 
-def test_an_identity_the_target_refuses_stops_before_any_pool(aws_pools):
+def test_an_identity_the_target_refuses_stops_before_anything_registers(aws_pools):
     cluster = EksCluster("prod", ["subnet-a", "subnet-b"], node_security_group_ids=["sg-0123456789abcdef0"])
     run, error = run_program_capture(platform_program(cluster, {"pools": aws_pools, "region": "us-west-2"}))
     assert isinstance(error, ValidationError)
-    assert describe(error)[0].startswith("oidc_provider_arn: EksCluster(oidc_provider_arn=...) is required")
-    assert sorted({r.type for r in run.resources}) == [v.COMPONENT_PLATFORM, "pulumi:providers:kubernetes"]
+    assert describe(error) == [
+        "cluster.oidc_provider_arn: EksCluster(oidc_provider_arn=...) is required for the cluster-autoscaler's IRSA "
+        "role: give the cluster's IAM OIDC provider ARN and issuer URL",
+        "cluster.oidc_issuer_url: EksCluster(oidc_issuer_url=...) is required for the cluster-autoscaler's IRSA "
+        "role: give the cluster's IAM OIDC provider ARN and issuer URL"]
+    # Only the program's own Kubernetes provider, created before the Platform: not even the component.
+    assert [r.type for r in run.resources] == ["pulumi:providers:kubernetes"]

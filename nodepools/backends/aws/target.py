@@ -104,9 +104,8 @@ class EksCluster:
         plan = self.plan_pool(spec, prefix=parent.pulumi_resource_name)
         return register.register_pool(plan, parent, self._provider)
 
-    def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
-                                             parent: pulumi.Resource) -> pulumi.Output[str]:
-        """IRSA role for cluster-autoscaler's service account; returns its ARN."""
+    def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
+        """The IRSA role needs the cluster's OIDC provider and valid Kubernetes names."""
         problems = Problems()
         for field, value in (("oidc_provider_arn", self._oidc_provider_arn),
                              ("oidc_issuer_url", self._oidc_issuer_url)):
@@ -118,6 +117,11 @@ class EksCluster:
         if err := dns_label_error(service_account, 253):
             problems.add("service_account", f"service account name {err}", service_account)
         problems.raise_if_any("EksCluster.register_cluster_autoscaler_identity")
+
+    def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
+                                             parent: pulumi.Resource) -> pulumi.Output[str]:
+        """IRSA role for cluster-autoscaler's service account; returns its ARN."""
+        self.check_cluster_autoscaler_identity(namespace, service_account)
         return register.register_autoscaler_identity(
             parent.pulumi_resource_name, cluster_name=self._context.cluster_name,
             oidc_provider_arn=self._oidc_provider_arn, oidc_issuer_url=self._oidc_issuer_url,

@@ -102,6 +102,9 @@ class GkeCluster:
             boot_disk_kms_key=self.boot_disk_kms_key,
         )
 
+    def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
+        """Nothing to check: GKE needs no autoscaler identity."""
+
     def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
                                              parent: pulumi.Resource) -> pulumi.Output[str] | None:
         """None: GKE runs its own autoscaler, which needs no identity in the cluster."""
