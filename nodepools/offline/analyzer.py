@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import grpc
+import yaml
 from google.protobuf import empty_pb2
 from pulumi.runtime import proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
@@ -133,8 +134,10 @@ class PolicyPackRunner:
     def info(self) -> PackInfo:
         if self._info is None:
             reply = self._call("GetAnalyzerInfo", empty_pb2.Empty())
-            self._info = PackInfo(reply.name, reply.version, {p.name: policy_info(p, _LEVEL_NAMES)
-                                                              for p in reply.policies})
+            # Python packs always answer 0.0.1; the CLI reports PulumiPolicy.yaml's version instead.
+            version = _yaml_version(Path(self.pack_dir)) or reply.version
+            self._info = PackInfo(reply.name, version, {p.name: policy_info(p, _LEVEL_NAMES)
+                                                        for p in reply.policies})
         return self._info
 
     def configure(self, config: Mapping[str, Any] | None = None, *, validate: bool = True
@@ -182,3 +185,11 @@ def run_pack(resources: Iterable[PackResource | Registration], config: Mapping[s
     ``PolicyPackRunner`` for many checks (starting the pack costs about half a second)."""
     with PolicyPackRunner(**runner) as pack:
         return pack.check(resources, config)
+
+
+def _yaml_version(pack_dir: Path) -> str | None:
+    manifest = pack_dir / "PulumiPolicy.yaml"
+    if not manifest.is_file():
+        return None
+    version = (yaml.safe_load(manifest.read_text()) or {}).get("version")
+    return str(version) if version is not None else None
