@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.guardrails import Guardrails, addon_problems
@@ -21,20 +21,19 @@ from nodepools.guardrails.checks import guardrail_problems
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
+from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import COMPONENT_PLATFORM
 
 __all__ = ["GuardrailsSpec", "Platform", "PlatformArgs"]
 
 
-class PlatformArgs(BaseModel):
+class PlatformArgs(StrictModel):
     """The pools of one cluster and its guardrails (default: every guardrail at its
     default). ``region`` is the cluster's region, needed by the autoscaler chart on
     EKS; None takes the cluster target's ``region`` attribute when it has one.
     Guardrails are checked against the pools here, so errors name
     ``guardrails.<field>`` and ``pools[i].<field>``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)
     guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
+from nodepools.spec.model import StrictModel
 
 _EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 _GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
@@ -32,9 +33,7 @@ Mode = Literal["create", "attach"]
 DEFAULT_KUBERNETES_VERSION = "1.33"
 
 
-class _Cluster(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Cluster(StrictModel):
     name: str
     mode: Mode = "create"
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION

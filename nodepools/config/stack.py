@@ -9,10 +9,10 @@ in one ``StackConfigError`` whose lines name the config path, e.g.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, get_args, get_origin
+from typing import Any, Callable, Mapping
 
 import pulumi
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
@@ -21,6 +21,7 @@ from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
 from nodepools.spec.errors import Problems, dotted
+from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
@@ -40,10 +41,8 @@ class StackConfigError(pulumi.RunError):
         super().__init__("\n  ".join([head, *lines]))
 
 
-class StackConfig(BaseModel):
+class StackConfig(StrictModel):
     """One stack: its cluster, layout, pools and guardrails."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     cluster: EksClusterConfig | GkeClusterConfig = Field(discriminator="cloud")
     layout: Layout
@@ -119,54 +118,19 @@ def config_path(loc: tuple[str | int, ...]) -> str:
     return dotted(rest, f"{NAMESPACE}:{head}")
 
 
-# PoolSpec fills these from the class preset; with a bad class they are "missing" only as an echo.
-_PRESET_FIELDS = ("capacity", "min_nodes", "max_nodes", "disk_size_gib")
-
-
 def _describe(err: ValidationError) -> list[str]:
-    items = err.errors(include_url=False)
-    bad_class = {tuple(i["loc"][:2]) for i in items if i["loc"][:1] == ("pools",) and i["loc"][2:] == ("pool_class",)}
     lines = []
-    for item in items:
+    for item in err.errors(include_url=False):
         loc, msg = tuple(item["loc"]), _message(item)
-        if item["type"] == "missing" and loc[:2] in bad_class and loc[2:] in [(f,) for f in _PRESET_FIELDS]:
-            continue
         if item["type"] in ("union_tag_invalid", "union_tag_not_found"):
             got = (item.get("ctx") or {}).get("tag", "nothing")
             loc, msg = loc + ("cloud",), f"cloud must be one of: {', '.join(c.value for c in Cloud)} (got {got})"
         elif item["type"] == "extra_forbidden" and len(loc) == 1:
             msg = f"unknown config key (allowed: {', '.join(f'{NAMESPACE}:{k}' for k in KEYS)})"
-        elif item["type"] == "extra_forbidden":
-            model = model_at(StackConfig, loc[:-1])
-            msg = f"unknown field (allowed: {', '.join(model.model_fields)})" if model else "unknown field"
         if loc and loc[-1] == "[key]":
             loc = loc[:-1]  # pydantic's marker for a bad mapping key: the path ends at the key itself
         lines.append(f"{config_path(loc)}: {msg}")
     return lines
-
-
-def _is_model(annotation: Any) -> bool:
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
-
-
-def model_at(annotation: Any, loc: tuple[str | int, ...]) -> type[BaseModel] | None:
-    """The pydantic model validating the value at ``loc`` under ``annotation`` (None if not a model)."""
-    for part in loc:
-        members = [a for a in get_args(annotation) if a is not type(None)]
-        if get_origin(annotation) in (list, tuple, dict):
-            annotation = members[-1]  # ``part`` is an index or a key
-        elif len(members) > 1 and all(_is_model(m) for m in members):
-            # A discriminated union: ``part`` is the tag of the member that validated.
-            tagged = [m for m in members if part in get_args(m.model_fields["cloud"].annotation)]
-            annotation = tagged[0] if tagged else None
-        elif _is_model(annotation) and isinstance(part, str) and part in annotation.model_fields:
-            annotation = annotation.model_fields[part].annotation
-        else:
-            return None
-        members = [a for a in get_args(annotation) if a is not type(None)]
-        if get_origin(annotation) not in (list, tuple, dict) and len(members) == 1:
-            annotation = members[0]  # ``X | None``
-    return annotation if _is_model(annotation) else None
 
 
 def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:

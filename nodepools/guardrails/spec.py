@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from nodepools.spec.model import StrictModel
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
@@ -31,8 +33,7 @@ _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+_Strict = StrictModel
 
 
 class KueueMode(str, Enum):

@@ -46,6 +46,7 @@ class StrictModel(BaseModel):
                 message = e["msg"]
                 if e["type"] == "extra_forbidden" and len(e["loc"]) == 1:
                     message = f"unknown field (allowed: {allowed})"
-                details.append(InitErrorDetails(type=PydanticCustomError(e["type"], _escape(message)),
+                # ctx rides along (e.g. a union's bad tag) for callers that format their own messages.
+                details.append(InitErrorDetails(type=PydanticCustomError(e["type"], _escape(message), e.get("ctx")),
                                                 loc=tuple(e["loc"]), input=e.get("input")))
             raise ValidationError.from_exception_data(cls.__name__, details) from None
