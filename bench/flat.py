@@ -95,27 +95,33 @@ def flat_program(spec: list[dict[str, Any]], typed: bool = False) -> Callable[[]
     """A program registering ``spec``'s resources directly with the raw SDK classes,
     or (``typed``) with the provider SDKs' generated classes (``aws.eks.NodeGroup``...)."""
 
+    steps = []  # everything but the registration itself is prepared before the program runs
+    for item in spec:
+        if typed:
+            cls, args = _typed_args(item["type"], item["props"])
+            keys = {_snake(k): on for k, on in item["prop_deps"].items()}
+        else:
+            cls, args, keys = None, item["props"], item["prop_deps"]
+        steps.append((cls, args, {k: on for k, on in keys.items() if k in args}, item))
+
     def program() -> None:
-        made: list[pulumi.CustomResource] = []
-        for item in spec:
-            props = dict(item["props"])
-            for key, on in item["prop_deps"].items():
-                if key in props:
-                    value = props[key]
-                    props[key] = pulumi.Output.all(*[made[i].urn for i in on]).apply(lambda _, v=value: v)
+        made: list[pulumi.Resource] = []
+        for cls, args, dependent, item in steps:
+            args = dict(args)
+            for key, on in dependent.items():
+                args[key] = pulumi.Output.all(*[made[i].urn for i in on]).apply(lambda _, v=args[key]: v)
             opts = pulumi.ResourceOptions(
                 depends_on=[made[i] for i in item["deps"]] or None,
                 provider=made[item["provider"]] if item["provider"] is not None else None,
                 ignore_changes=item["ignore_changes"] or None,
                 replace_on_changes=item["replace_on_changes"] or None,
                 protect=item["protect"] or None, delete_before_replace=item["delete_before_replace"] or None)
-            if typed:
-                made.append(_typed(item["type"], item["name"], props, opts))
+            if cls is not None:
+                made.append(cls(item["name"], opts=opts, **args))
             elif item["type"].startswith(PROVIDER_PREFIX):
-                package = item["type"][len(PROVIDER_PREFIX):]
-                made.append(pulumi.ProviderResource(package, item["name"], props, opts))
+                made.append(pulumi.ProviderResource(item["type"][len(PROVIDER_PREFIX):], item["name"], args, opts))
             else:
-                made.append(pulumi.CustomResource(item["type"], item["name"], props, opts))
+                made.append(pulumi.CustomResource(item["type"], item["name"], args, opts))
 
     return program
 
@@ -147,7 +153,8 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
-def _typed(type_token: str, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+def _typed_args(type_token: str, props: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The generated class of ``type_token`` and its keyword arguments for ``props``."""
     cls, params = _typed_class(type_token)
     kwargs = {_snake(k): v for k, v in props.items() if not (k in _K8S_ENVELOPE and "api_version" not in params)}
     if type_token.startswith(PROVIDER_PREFIX):  # the SDK sends a provider's non-string inputs as JSON
@@ -155,7 +162,7 @@ def _typed(type_token: str, name: str, props: dict[str, Any], opts: pulumi.Resou
     unknown = set(kwargs) - params
     if unknown:
         raise TypeError(f"{cls.__name__} takes no {sorted(unknown)}")
-    return cls(name, opts=opts, **kwargs)
+    return cls, kwargs
 
 
 def _from_json(value: Any) -> Any:

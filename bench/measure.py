@@ -80,7 +80,8 @@ def worker(case: str, *options: str) -> dict[str, Any]:
 
 
 def interleaved(cases: dict[str, list[str]], reps: int) -> dict[str, list[dict[str, Any]]]:
-    """``reps`` measurements of every case (name -> worker arguments), in rotating order."""
+    """``reps`` fresh-process measurements of every case (name -> worker arguments), in
+    rotating order."""
     names = list(cases)
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for rep in range(reps):
@@ -90,9 +91,22 @@ def interleaved(cases: dict[str, list[str]], reps: int) -> dict[str, list[dict[s
     return results
 
 
-def warm(results: list[dict[str, Any]], key: str = "warm_s") -> float:
-    """Median over processes of each process's median warm run."""
-    return median(median(r[key]) for r in results)
+def rounds(processes: list[dict[str, Any]]) -> list[dict[str, dict[str, float]]]:
+    """Every round of every process (``bench/worker.py`` output): case -> wall_s, gc_s."""
+    return [r for p in processes for r in p["rounds"]]
+
+
+def walls(processes: list[dict[str, Any]], case: str, key: str = "wall_s") -> float:
+    """Median over every round of ``case``'s ``key``."""
+    return median(r[case][key] for r in rounds(processes))
+
+
+def paired(processes: list[dict[str, Any]], ours: str, floor: str, per: dict[str, int] | None = None) -> float:
+    """Median over rounds of ``ours / floor`` taken within the round (adjacent runs in
+    one process); ``per`` divides each case by its resource count first."""
+    per = per or {}
+    return median((r[ours]["wall_s"] / per.get(ours, 1)) / (r[floor]["wall_s"] / per.get(floor, 1))
+                  for r in rounds(processes))
 
 
 def ratio(ours: float, floor: float) -> float:

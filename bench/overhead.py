@@ -1,6 +1,6 @@
 """Benchmark 1: the ``aws-prod`` stack program against the flat programs of the same resources.
 
-Three cases, each in fresh processes, interleaved:
+Three cases:
 
 - ``ours``: ``stacks/__main__.py`` with ``Pulumi.aws-prod.yaml`` under the mock engine;
 - ``raw floor``: every custom registration of that run replayed as a raw
@@ -9,14 +9,18 @@ Three cases, each in fresh processes, interleaved:
   which splits the gap into the SDK's typed layer and ours.
 
 Both floors are checked first to send byte-identical wire inputs and the same
-dependencies as the real run (``bench.flat.differences``).
+dependencies as the real run (``bench.flat.differences``). Wall time: the three
+alternate inside each worker process and the ratio is the median of ratios of
+adjacent runs (machine load cancels). Memory and cold start: each case alone in
+fresh processes, interleaved; the run's own memory is its ``tracemalloc`` peak,
+since the process's RSS is mostly the imported SDKs (its row shows that).
 """
 from __future__ import annotations
 
 import json
 
 from bench.flat import differences, flat_program, flat_spec
-from bench.measure import Row, interleaved, median, mib, ratio, seconds, warm
+from bench.measure import Row, interleaved, median, mib, paired, ratio, seconds, walls, worker
 from bench.programs import stack_runner
 
 NAME = "1 overhead"
@@ -41,31 +45,35 @@ def _faithful_spec(path) -> int:
 def run(settings) -> list[Row]:
     path = settings.workdir / f"{STACK}.flat.json"
     registrations = _faithful_spec(path)
-    options = ["--warm", str(settings.warm), "--traced"]
-    results = interleaved({
-        "ours": [f"stack:{STACK}", *options],
-        "typed": [f"typed:{path}:{STACK}", *options],
-        "raw": [f"flat:{path}:{STACK}", *options],
-    }, settings.reps)
-    wall = {k: warm(v) for k, v in results.items()}
-    traced = {k: median(r["traced_peak_kib"] for r in v) for k, v in results.items()}
-    cold = {k: median(r["cold_s"] for r in v) for k, v in results.items()}
-    rss = {k: median(r["peak_cold_kib"] for r in v) for k, v in results.items()}
+    ours, typed, raw = f"stack:{STACK}", f"typed:{path}:{STACK}", f"flat:{path}:{STACK}"
+    # Wall: the three cases alternate within each process (paired, adjacent runs).
+    mixed = [worker(ours, typed, raw, "--warm", str(settings.warm)) for _ in range(settings.reps)]
+    wall = {case: walls(mixed, case) for case in (ours, typed, raw)}
+    stubbed = [worker(ours, typed, raw, "--warm", str(settings.warm), "--stub-stack-trace")
+               for _ in range(settings.reps)]
+    # Memory and cold start: each case alone in fresh processes.
+    alone = interleaved({case: [case, "--warm", "0", "--traced"] for case in (ours, typed, raw)}, settings.reps)
+    traced = {k: median(r["traced_peak_kib"] for r in v) for k, v in alone.items()}
+    cold = {k: median(r["cold_s"] for r in v) for k, v in alone.items()}
+    peak = {k: median(r["peak_cold_kib"] for r in v) for k, v in alone.items()}
     label = f"{STACK}: {registrations} registrations"
     return [
-        Row(NAME, f"warm run wall, {label}", seconds(wall["ours"]), seconds(wall["raw"]),
-            ratio(wall["ours"], wall["raw"]), WALL_TARGET),
-        Row(NAME, "  of which the SDK's generated classes (typed floor / raw floor)", seconds(wall["typed"]),
-            seconds(wall["raw"]), ratio(wall["typed"], wall["raw"])),
-        Row(NAME, "  of which our layers (ours / typed floor)", seconds(wall["ours"]), seconds(wall["typed"]),
-            ratio(wall["ours"], wall["typed"])),
-        Row(NAME, "peak Python memory of the run (tracemalloc)", mib(traced["ours"]), mib(traced["raw"]),
-            ratio(traced["ours"], traced["raw"]), MEMORY_TARGET),
-        Row(NAME, "  of which the SDK's generated classes", mib(traced["typed"]), mib(traced["raw"]),
-            ratio(traced["typed"], traced["raw"])),
-        Row(NAME, "  of which our layers", mib(traced["ours"]), mib(traced["typed"]),
-            ratio(traced["ours"], traced["typed"])),
-        Row(NAME, "cold process: imports + first run", seconds(cold["ours"]), seconds(cold["raw"]),
-            ratio(cold["ours"], cold["raw"])),
-        Row(NAME, "cold process peak RSS (VmHWM)", mib(rss["ours"]), mib(rss["raw"]), ratio(rss["ours"], rss["raw"])),
+        Row(NAME, f"warm run wall, {label}", seconds(wall[ours]), seconds(wall[raw]),
+            paired(mixed, ours, raw), WALL_TARGET),
+        Row(NAME, "  of which the SDK's generated classes (typed floor / raw floor)", seconds(wall[typed]),
+            seconds(wall[raw]), paired(mixed, typed, raw)),
+        Row(NAME, "  of which our layers (ours / typed floor)", seconds(wall[ours]), seconds(wall[typed]),
+            paired(mixed, ours, typed)),
+        Row(NAME, "  diagnostic, the SDK's stack capture stubbed: ours / raw floor", seconds(walls(stubbed, ours)),
+            seconds(walls(stubbed, raw)), paired(stubbed, ours, raw)),
+        Row(NAME, "  diagnostic, the SDK's stack capture stubbed: typed / raw floor", seconds(walls(stubbed, typed)),
+            seconds(walls(stubbed, raw)), paired(stubbed, typed, raw)),
+        Row(NAME, "peak Python memory of the run (tracemalloc)", mib(traced[ours]), mib(traced[raw]),
+            ratio(traced[ours], traced[raw]), MEMORY_TARGET),
+        Row(NAME, "  of which the SDK's generated classes", mib(traced[typed]), mib(traced[raw]),
+            ratio(traced[typed], traced[raw])),
+        Row(NAME, "  of which our layers", mib(traced[ours]), mib(traced[typed]), ratio(traced[ours], traced[typed])),
+        Row(NAME, "cold process: imports + first run", seconds(cold[ours]), seconds(cold[raw]),
+            ratio(cold[ours], cold[raw])),
+        Row(NAME, "cold process peak RSS (VmHWM)", mib(peak[ours]), mib(peak[raw]), ratio(peak[ours], peak[raw])),
     ]

@@ -1,20 +1,23 @@
 """One measurement in a fresh interpreter; prints one JSON line. Not for people: ``bench/run.py`` calls it.
 
-    python bench/worker.py CASE [--warmup CASE] [--warm N] [--traced]
+    python bench/worker.py CASE [CASE...] [--warmup CASE] [--warm N] [--traced]
 
-``cli:plan,--stack,aws-dev`` instead runs ``nodepools plan --stack aws-dev`` once
-and reports its peak RSS. CASE is ``stack:<name>``, ``flat:<spec.json>:<stack>`` (the raw floor), ``typed:<spec.json>:<stack>``
-(the same replay through the generated classes) or ``fleet:<clusters>``.
-Phases, in order:
+CASE is ``stack:<name>``, ``flat:<spec.json>:<stack>`` (the raw floor),
+``typed:<spec.json>:<stack>`` (the same replay through the generated classes) or
+``fleet:<clusters>``; ``cli:plan,--stack,aws-dev`` instead runs ``nodepools plan
+--stack aws-dev`` once and reports its peak RSS. Phases, in order:
 
-1. ``cold``: imports plus the first run of ``--warmup`` (default CASE itself), timed
+1. ``cold``: imports plus the first run of ``--warmup`` (default the first CASE), timed
    from the worker's first line; ``peak_cold_kib`` is the process's peak RSS
    (VmHWM) right after it, i.e. what a fresh ``pulumi preview`` process needs.
-2. ``warm``: ``--warm`` runs of CASE, each after a full garbage collection; lazy
-   imports are done by now, so this is the program's own cost. ``gc_s``: the
-   part of each run spent in the cyclic garbage collector.
-3. ``--traced``: one more run under ``tracemalloc``; ``traced_peak_kib`` is the
-   peak of Python allocations during that run above what was live before it.
+2. ``rounds``: ``--warm`` rounds, each running every CASE once in rotating order,
+   after a full garbage collection (and, without ``--warmup``, one untimed run of
+   every case, so lazy imports are paid). Cases compared in one process share
+   its heap and its moments of machine load: a ratio of adjacent runs cancels
+   both. ``gc_s``: the part of a run spent in the cyclic garbage collector.
+3. ``--traced``: one more run of the first CASE under ``tracemalloc``;
+   ``traced_peak_kib`` is the peak of Python allocations during that run above
+   what was live before it (the run's own memory, not the imports').
 """
 from __future__ import annotations
 
@@ -79,6 +82,17 @@ def _peak_kib() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # not Linux: the best there is
 
 
+def stub_stack_trace() -> None:
+    """The SDK records, for every registration made from a generated class, the
+    source position of every frame on the stack (``traceback.extract_stack`` and a
+    ``pathlib`` URI per frame); a raw ``CustomResource`` skips it (it looks for a
+    third ``__init__`` frame). Stubbing it shows what it costs."""
+    from pulumi.runtime import resource as sdk_resource
+    from pulumi.runtime.proto import source_pb2
+
+    sdk_resource._get_stack_trace = source_pb2.StackTrace  # an empty trace, as raw resources get
+
+
 def cli(argv: list[str]) -> None:
     """``nodepools <argv>`` as its console script runs it (output discarded)."""
     import contextlib
@@ -95,44 +109,64 @@ def main() -> None:
     if sys.argv[1].startswith("cli:"):
         return cli(sys.argv[1][len("cli:"):].split(","))
     parser = argparse.ArgumentParser()
-    parser.add_argument("case")
+    parser.add_argument("cases", nargs="+")
     parser.add_argument("--warmup", default=None)
     parser.add_argument("--warm", type=int, default=3)
     parser.add_argument("--traced", action="store_true")
+    parser.add_argument("--stub-stack-trace", action="store_true",
+                        help="diagnostic: replace the SDK's per-registration source-position capture by nothing")
+    parser.add_argument("--gc-default", action="store_true",
+                        help="diagnostic: keep CPython's default collector thresholds during runs")
     args = parser.parse_args()
+    if args.stub_stack_trace:
+        stub_stack_trace()
+    if args.gc_default:
+        from nodepools.offline import engine
 
-    first = runner(args.warmup or args.case)
+        engine.RUN_GC_THRESHOLDS = None
+
+    first = runner(args.warmup or args.cases[0])
     imported = time.perf_counter()
     run = first()
     cold = time.perf_counter()
-    out = {"case": args.case, "import_s": imported - _START, "cold_s": cold - _START,
-           "first_run_s": cold - imported, "peak_cold_kib": _peak_kib()}
+    out: dict = {"cases": args.cases, "import_s": imported - _START, "cold_s": cold - _START,
+                 "first_run_s": cold - imported, "peak_cold_kib": _peak_kib(), "resources": {}}
     del run
-    timed = runner(args.case) if args.warmup else first
-    warm, in_gc = [], []
-    resources = 0
-    gc_clock = _GcClock()
-    for _ in range(args.warm):
-        gc.collect()
-        gc_clock.reset()
-        begin = time.perf_counter()
-        run = timed()
-        warm.append(time.perf_counter() - begin)
-        in_gc.append(gc_clock.seconds)
-        resources = len(run.resources)
-        del run
-    gc_clock.close()
-    out.update(warm_s=warm, gc_s=in_gc, resources=resources)
+    timed = {case: runner(case) for case in args.cases}
+    if args.warmup is None:  # pay each case's own lazy imports and caches before timing
+        for case in args.cases[1:]:
+            timed[case]()
+    out["rounds"] = _rounds(timed, args.warm, out["resources"])
     if args.traced:
         gc.collect()
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
-        run = timed()
+        run = timed[args.cases[0]]()
         out["traced_peak_kib"] = (tracemalloc.get_traced_memory()[1] - base) / 1024
-        out["resources"] = len(run.resources)
         tracemalloc.stop()
     out["peak_kib"] = _peak_kib()
     print(json.dumps(out))
+
+
+def _rounds(timed: dict, rounds: int, resources: dict) -> list[dict]:
+    """``rounds`` rounds; each runs every case once, in rotating order, after a full
+    collection. Per case: wall seconds and seconds in the garbage collector."""
+    cases = list(timed)
+    clock = _GcClock()
+    out = []
+    for n in range(rounds):
+        record = {}
+        for case in cases[n % len(cases):] + cases[:n % len(cases)]:
+            gc.collect()
+            clock.reset()
+            begin = time.perf_counter()
+            run = timed[case]()
+            record[case] = {"wall_s": time.perf_counter() - begin, "gc_s": clock.seconds}
+            resources[case] = len(run.resources)
+            del run
+        out.append(record)
+    clock.close()
+    return out
 
 
 if __name__ == "__main__":

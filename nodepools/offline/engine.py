@@ -9,9 +9,18 @@ pack can be fed the same resources the engine would send it.
 
 Each run happens on a fresh thread: the SDK keeps its settings in ContextVars,
 and a new thread starts with none, so runs never leak state into each other.
+
+During a run the cyclic garbage collector's thresholds are raised to
+``RUN_GC_THRESHOLDS``: the SDK allocates many short-lived containers per
+resource (futures, Outputs, serialised properties), and with CPython's default
+first threshold (700) full collections, each one walking every live object,
+made the time per resource grow with the size of the program (about 2x at 30
+clusters of pools; BENCHMARKS.md, "2 fleet"). The interpreter's own thresholds
+are restored afterwards.
 """
 from __future__ import annotations
 
+import gc
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -28,6 +37,9 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 from nodepools.offline.fakes import fake_outputs
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+# gen0, gen1, gen2 thresholds during a run; None keeps the interpreter's (the bench's
+# diagnostic rows set it to None to show what a program with the defaults pays).
+RUN_GC_THRESHOLDS: tuple[int, int, int] | None = (50_000, 20, 20)
 
 
 @dataclass
@@ -189,6 +201,12 @@ def run_program_capture(
             outcome["error"] = exc
 
     thread = threading.Thread(target=target, name=f"nodepools-offline-{stack}")
-    thread.start()
-    thread.join()
+    previous = gc.get_threshold()
+    if RUN_GC_THRESHOLDS is not None and previous[0] != 0:  # 0: the caller turned collection off
+        gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(RUN_GC_THRESHOLDS, previous)))
+    try:
+        thread.start()
+        thread.join()
+    finally:
+        gc.set_threshold(*previous)
     return run, outcome.get("error")
