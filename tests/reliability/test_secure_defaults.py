@@ -199,6 +199,14 @@ def test_gke_nodes_run_as_a_dedicated_account_with_one_role(gke_up, pool):
     assert member.urn in node_pool.dependencies
 
 
+def test_a_customer_kms_key_encrypts_every_gke_boot_disk():
+    key = "projects/nodepools-prod-1234/locations/us-central1/keyRings/nodes/cryptoKeys/boot"
+    run = run_program(platform_program(lambda: gke_target(boot_disk_kms_key=key), gcp_pools()))
+    pools = run.of_type(v.TYPE_GKE_NODE_POOL)
+    assert len(pools) == 4
+    assert {wire(p)["nodeConfig"]["bootDiskKmsKey"] for p in pools} == {key}
+
+
 def test_accounts_are_distinct_per_pool(gke_up):
     emails = [wire(p)["nodeConfig"]["serviceAccount"] for p in gke_up.of_type(v.TYPE_GKE_NODE_POOL)]
     assert len(set(emails)) == 4

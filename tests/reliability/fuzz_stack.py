@@ -1,0 +1,156 @@
+"""The base stacks the policy fuzzer mutates: what the real components register
+(the reference EKS / GKE platforms) plus one compliant workload of every kind the
+pack reads, and the alert resources it recognises. Against the real pack the
+base produces no diagnostic at all, so anything a mutation brings is the
+mutation's doing.
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from google.protobuf import json_format
+
+from nodepools import vocabulary as v
+from nodepools.offline.analyzer import PackResource
+from nodepools.offline.engine import run_program
+
+from reliability_programs import eks_program, gke_program
+
+# Resources the fuzzer sent with damaged properties, per type (the conftest reports it).
+TRIED: Counter = Counter()
+CLASS = v.LABEL_WORKLOAD_CLASS
+GPU = v.GPU_RESOURCE
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+PYTORCHJOB = "kubernetes:kubeflow.org/v1:PyTorchJob"
+HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
+# Kept from a platform run: what the pack reads (our IAM, launch templates and the
+# Kubernetes provider are left out to keep each example cheap).
+KEEP = (*v.POOL_RESOURCE_TYPES, v.TYPE_ASG_TAG, v.TYPE_NAMESPACE, v.TYPE_RESOURCE_QUOTA, v.TYPE_LIMIT_RANGE,
+        v.TYPE_PRIORITY_CLASS, v.TYPE_HELM_RELEASE, v.TYPE_PROMETHEUS_RULE, v.TYPE_KUEUE_RESOURCE_FLAVOR,
+        v.TYPE_KUEUE_CLUSTER_QUEUE, v.TYPE_KUEUE_LOCAL_QUEUE)
+
+
+def _toleration(key: str, value: str) -> dict[str, Any]:
+    return {"key": key, "operator": "Equal", "value": value, "effect": "NoSchedule"}
+
+
+def _container(cpu: str, memory: str, gpus: int = 0, **extra: Any) -> dict[str, Any]:
+    amounts: dict[str, Any] = {"cpu": cpu, "memory": memory, **({GPU: float(gpus)} if gpus else {})}
+    return {"name": "main", "image": "registry.example/app:1.0.0",
+            "resources": {"requests": dict(amounts), "limits": dict(amounts)}, **extra}
+
+
+def _pod(cls: str, spec: dict[str, Any], annotations: dict[str, str] | None = None,
+         labels: dict[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"labels": {"app": "x", CLASS: cls, **(labels or {})}}
+    if annotations:
+        meta["annotations"] = annotations
+    return {"metadata": meta, "spec": spec}
+
+
+def _resident_spec(**extra: Any) -> dict[str, Any]:
+    return {"priorityClassName": "nodepools-resident", "containers": [_container("500m", "512Mi")], **extra}
+
+
+SPREAD = [{"maxSkew": 1.0, "topologyKey": v.LABEL_ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+           "labelSelector": {"matchLabels": {"app": "x"}}}]
+PROBE = {"httpGet": {"path": "/ready", "port": 8080.0}}
+CHECKPOINT = {v.ANNOTATION_CHECKPOINT_INTERVAL: "15m"}
+
+
+def _batch_spec(**extra: Any) -> dict[str, Any]:
+    return {"priorityClassName": "nodepools-batch", "restartPolicy": "Never", "nodeSelector": {v.LABEL_POOL: "jobs"},
+            "tolerations": [_toleration(v.TAINT_POOL_CLASS_KEY, "batch")],
+            "containers": [_container("1", "1Gi")], **extra}
+
+
+def _training_spec() -> dict[str, Any]:
+    return {"priorityClassName": "nodepools-gpu-training", "restartPolicy": "Never",
+            "nodeSelector": {v.LABEL_POOL: "train"},
+            "tolerations": [_toleration(v.TAINT_POOL_CLASS_KEY, "gpu-training"), _toleration(GPU, "present")],
+            "containers": [_container("8", "64Gi", 8)]}
+
+
+def _workload(kind: str, name: str, namespace: str, spec: dict[str, Any], labels: dict[str, str] | None = None,
+              api: str = "") -> PackResource:
+    type_ = api or next(t for t, k in v.K8S_WORKLOAD_TYPES.items() if k == kind)
+    return PackResource(type_, name, {"metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+                                      "spec": spec})
+
+
+def workloads() -> list[PackResource]:
+    """One compliant workload of every kind (resident ones in ``services``, batch in
+    ``batch``, GPU ones in ``inference``/``training``)."""
+    queue = {v.LABEL_KUEUE_QUEUE: "training"}
+    return [
+        _workload("Deployment", "api", "services", {"replicas": 3.0, "template": _pod("resident", _resident_spec(
+            topologySpreadConstraints=SPREAD))}),
+        _workload("StatefulSet", "cache", "services", {"replicas": 1.0, "serviceName": "cache",
+                                                       "template": _pod("resident", _resident_spec())}),
+        _workload("ReplicaSet", "legacy", "services", {"replicas": 1.0, "template": _pod("resident", _resident_spec())}),
+        _workload("DaemonSet", "agent", "services", {"template": _pod("resident", _resident_spec())}),
+        PackResource("kubernetes:core/v1:Pod", "debug", {"metadata": {
+            "name": "debug", "namespace": "services", "labels": {"app": "x", CLASS: "resident"}},
+            "spec": _resident_spec()}),
+        _workload("Deployment", "llm", "inference", {"replicas": 1.0, "template": _pod("gpu-inference", {
+            "priorityClassName": "nodepools-gpu-inference", "nodeSelector": {v.LABEL_POOL: "infer"},
+            "tolerations": [_toleration(v.TAINT_POOL_CLASS_KEY, "gpu-inference"), _toleration(GPU, "present")],
+            "containers": [_container("2", "8Gi", 1, readinessProbe=PROBE, livenessProbe=PROBE,
+                                      startupProbe={**PROBE, "periodSeconds": 10.0, "failureThreshold": 60.0})]},
+            annotations={v.ANNOTATION_MODEL_LOAD_SECONDS: "300"})}),
+        _workload("Job", "etl", "batch", {"parallelism": 1.0, "template": _pod("batch", _batch_spec(),
+                                                                                 annotations=CHECKPOINT)}),
+        _workload("CronJob", "nightly", "batch", {"schedule": "0 2 * * *", "jobTemplate": {"spec": {
+            "template": _pod("batch", _batch_spec(), annotations=CHECKPOINT)}}}),
+        _workload("JobSet", "pretrain", "training", {"replicatedJobs": [{"name": "workers", "replicas": 1.0,
+                  "template": {"spec": {"parallelism": 2.0, "template": _pod("gpu-training", _training_spec(),
+                                                                              annotations=CHECKPOINT)}}}]},
+                  labels=queue, api=JOBSET),
+        _workload("PyTorchJob", "finetune", "training", {"pytorchReplicaSpecs": {
+            "Master": {"replicas": 1.0, "template": _pod("gpu-training", _training_spec(), annotations=CHECKPOINT)},
+            "Worker": {"replicas": 1.0, "template": _pod("gpu-training", _training_spec(), annotations=CHECKPOINT)}}},
+            labels=queue, api=PYTORCHJOB),
+    ]
+
+
+def alert_resources() -> list[PackResource]:
+    """Cloud alerts and a Helm v4 chart: types the pack recognises besides our own."""
+    return [
+        PackResource("aws:cloudwatch/metricAlarm:MetricAlarm", "steal", {
+            "alarmName": "node-cpu-steal", "metricName": "node_cpu_steal", "namespace": "ContainerInsights",
+            "comparisonOperator": "GreaterThanThreshold", "threshold": 10.0, "evaluationPeriods": 3.0}),
+        PackResource("gcp:monitoring/alertPolicy:AlertPolicy", "throttling", {
+            "displayName": "cpu throttling", "combiner": "OR", "conditions": [{"displayName": "throttled", "conditionThreshold": {
+                "filter": "metric.type=\"kubernetes.io/container/cpu/throttled_time\"", "comparison": "COMPARISON_GT",
+                "thresholdValue": 0.25, "duration": "900s"}}]}),
+        PackResource(HELM_CHART_V4, "exporter", {"chart": "prometheus-node-exporter", "namespace": "monitoring",
+                                                 "version": "4.47.0", "values": {}}),
+    ]
+
+
+@lru_cache(maxsize=None)
+def _platform(cloud: str) -> tuple[PackResource, ...]:
+    run = run_program(eks_program() if cloud == "aws" else gke_program(), preview=True)
+    # The autoscaler's node-template tags matter only for pools that scale from zero.
+    kept = [replace(PackResource.from_registration(r), properties=json_format.MessageToDict(r.wire))
+            for r in run.resources if r.type in KEEP
+            and not (r.type == v.TYPE_ASG_TAG and r.name.startswith(("p-web-", "p-infer-")))]
+    if cloud == "aws":
+        cluster = PackResource(v.TYPE_EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
+    else:
+        cluster = PackResource(v.TYPE_GKE_CLUSTER, "main", {"name": "main", "location": "us-central1",
+                                                              "minMasterVersion": "1.33"})
+    # The pools name their cluster by a plain string; link them as a same-stack cluster would be.
+    linked = [replace(r, dependencies=(*r.dependencies, cluster.urn)) if r.type in v.POOL_RESOURCE_TYPES else r
+              for r in kept]
+    return (cluster, *linked)
+
+
+def base_stack(cloud: str) -> list[PackResource]:
+    """A fresh copy of the compliant stack for ``cloud`` (``aws`` or ``gcp``)."""
+    return [copy.deepcopy(r) for r in (*_platform(cloud), *workloads(),
+                                       *alert_resources())]
