@@ -70,7 +70,7 @@ def eks_target(config: EksClusterConfig, cluster_name: Any = None, oidc_provider
     before the cluster itself registers. The nodes' security group is
     ``cluster_security_group_id``, else the config's (attach mode)."""
     if cluster_security_group_id is None:
-        cluster_security_group_id = getattr(config, "cluster_security_group_id", None)
+        cluster_security_group_id = config.cluster_security_group_id
     if cluster_security_group_id is None and cluster_name is None and config.mode == "create":
         cluster_security_group_id = CREATED_CLUSTER_SECURITY_GROUP
     return EksCluster(config.name if cluster_name is None else cluster_name, list(config.subnet_ids),
