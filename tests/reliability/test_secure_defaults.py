@@ -118,6 +118,44 @@ def test_the_cluster_security_group_may_be_an_output_of_the_cluster():
     assert lt.property_dependencies["networkInterfaces"] == [cluster.urn]
 
 
+def stack_run(config, preview=True):
+    import runpy
+
+    from corpus_cases import PROGRAM
+    return run_program(lambda: runpy.run_path(str(PROGRAM), run_name="__main__"), stack="test", config=config,
+                       preview=preview)
+
+
+def test_a_created_eks_cluster_hands_its_security_group_to_every_pool():
+    from corpus_cases import stack_config
+
+    run = stack_run(stack_config("aws-dev"))
+    [cluster] = run.of_type(v.TYPE_EKS_CLUSTER)
+    templates = run.of_type(LAUNCH_TEMPLATE)
+    assert len(templates) == 4
+    for lt in templates:
+        [interface] = wire(lt)["networkInterfaces"]
+        # Unknown until EKS creates the group, as a real preview reports it.
+        assert interface == {"deviceIndex": 0.0, "associatePublicIpAddress": "false", "deleteOnTermination": "true",
+                             "securityGroups": ["04da6b54-80e4-46f7-96ec-b56ff0331ba9"]}, lt.name
+        assert cluster.urn in lt.property_dependencies["networkInterfaces"], lt.name
+
+
+def test_an_attached_eks_cluster_takes_its_security_group_from_config():
+    from corpus_cases import stack_config
+
+    config = stack_config("aws-dev")
+    config["nodepools:cluster"] = {
+        "cloud": "aws", "name": "existing-eks", "mode": "attach", "region": "us-west-2",
+        "subnet_ids": ["subnet-0a1b2c3d4e5f60701", "subnet-0a1b2c3d4e5f60702"],
+        "cluster_security_group_id": "sg-0123456789abcdef0", "kubeconfig_context": "existing-eks-admin",
+        "oidc_provider_arn": OIDC_ARN, "oidc_issuer_url": "https://" + ISSUER_HOST}
+    run = stack_run(config)
+    assert {json.dumps(wire(lt)["networkInterfaces"]) for lt in run.of_type(LAUNCH_TEMPLATE)} == {json.dumps([{
+        "deviceIndex": 0.0, "securityGroups": ["sg-0123456789abcdef0"], "associatePublicIpAddress": "false",
+        "deleteOnTermination": "true"}])}
+
+
 NODE_POLICIES = ["AmazonEC2ContainerRegistryPullOnly", "AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy"]
 
 
