@@ -75,5 +75,8 @@ def run(settings) -> list[Row]:
         Row(NAME, "  of which our layers", mib(traced[ours]), mib(traced[typed]), ratio(traced[ours], traced[typed])),
         Row(NAME, "cold process: imports + first run", seconds(cold[ours]), seconds(cold[raw]),
             ratio(cold[ours], cold[raw])),
+        Row(NAME, "  ours / typed floor (both import the provider SDKs)", seconds(cold[ours]), seconds(cold[typed]),
+            ratio(cold[ours], cold[typed])),
         Row(NAME, "cold process peak RSS (VmHWM)", mib(peak[ours]), mib(peak[raw]), ratio(peak[ours], peak[raw])),
+        Row(NAME, "  ours / typed floor", mib(peak[ours]), mib(peak[typed]), ratio(peak[ours], peak[typed])),
     ]

@@ -4,7 +4,9 @@ One stack per pool count (``bench.workloads``: W workloads cycling through P poo
 on one cluster) is recorded once; each size analyses the first W workloads of
 it with ``nodepools.placement.analyze``, in this process, sizes interleaved.
 The per-pair cost is the time divided by the verdicts produced (pod templates x
-pools of their cluster); linear means it stays flat as W x P grows.
+pools of their cluster). Linear in W x P means time = a*W + b*W*P: the marginal
+cost of a pair ``b`` (time added by the extra pools at the same W, divided by the
+verdicts they add) must not grow with W; ``a`` is reading each workload once.
 """
 from __future__ import annotations
 
@@ -56,5 +58,16 @@ def run(settings) -> list[Row]:
                         "per pair", f"{per_pair[size] * 1e6:.1f} us",
                         f"{per_pair[smallest] * 1e6:.1f} us" if size != smallest else "",
                         ratio(per_pair[size], per_pair[smallest]) if size != smallest else None,
-                        TARGET if size == largest else None))
+                        None))
+    low, high = min(settings.placement_pools), max(settings.placement_pools)
+    if low != high:  # marginal cost of one more pair: the pools added at the same workload count
+        marginal = {}
+        for w in settings.placement_workloads:
+            extra_time = median(times[(w, high)]) - median(times[(w, low)])
+            marginal[w] = extra_time / (pairs[(w, high)] - pairs[(w, low)])
+        first, last = settings.placement_workloads[0], settings.placement_workloads[-1]
+        fixed = (median(times[(last, low)]) - marginal[last] * pairs[(last, low)]) / last
+        rows.append(Row(NAME, f"  marginal cost of a pair ({low} -> {high} pools) at {last} vs {first} workloads; "
+                        f"fixed cost {fixed * 1e6:.0f} us per workload", f"{marginal[last] * 1e6:.1f} us",
+                        f"{marginal[first] * 1e6:.1f} us", ratio(marginal[last], marginal[first]), TARGET))
     return rows

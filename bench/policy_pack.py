@@ -2,7 +2,7 @@
 
 One recorded stack (aws-prod pools + guardrails + N workloads, ``bench.workloads``)
 is sent, as the engine sends it (``Analyze`` per resource, then ``AnalyzeStack``),
-to three pack processes started alike by ``nodepools.offline.analyzer``:
+to pack processes started alike by ``nodepools.offline.analyzer``:
 
 - the real pack (``policy/``);
 - the protocol's floor: one no-op resource policy (``bench/noop_pack``);
@@ -10,7 +10,9 @@ to three pack processes started alike by ``nodepools.offline.analyzer``:
   real pack has (``pulumi_policy`` deserialises every resource again for each
   policy, whatever the policy does), so real / this floor is our rules alone.
 
-Passes are interleaved across the three packs; each time is one full pass.
+A fourth process runs the real pack with its garbage collector tuned
+(``bench/gc_tuned``: what ``policy/__main__.py`` could do), as a diagnostic.
+Passes are interleaved across the packs; each time is one full pass.
 """
 from __future__ import annotations
 
@@ -26,20 +28,26 @@ from bench.workloads import workloads_program
 NAME = "3 policy pack"
 TARGET = 1.5
 NOOP_PACK = ROOT / "bench" / "noop_pack"
+GC_TUNED = ROOT / "bench" / "gc_tuned"  # a sitecustomize that tunes the pack process's collector
 
 
-def _start(stack: ExitStack, pack_dir: Path, noop: str = "1,0"):
+def _start(stack: ExitStack, pack_dir: Path, noop: str = "1,0", gc_tuned: bool = False):
+    """A started, configured runner; the environment it inherits is restored at once."""
     from nodepools.offline.analyzer import PolicyPackRunner
 
-    previous = os.environ.get("NODEPOOLS_BENCH_NOOP")
-    os.environ["NODEPOOLS_BENCH_NOOP"] = noop  # read by bench/noop_pack at start-up
+    extra = {"NODEPOOLS_BENCH_NOOP": noop}  # read by bench/noop_pack at start-up
+    if gc_tuned:
+        extra["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GC_TUNED), os.environ.get("PYTHONPATH")]))
+    previous = {key: os.environ.get(key) for key in extra}
+    os.environ.update(extra)
     try:
         runner = stack.enter_context(PolicyPackRunner(pack_dir=pack_dir, stack="bench"))
     finally:
-        if previous is None:
-            os.environ.pop("NODEPOOLS_BENCH_NOOP")
-        else:
-            os.environ["NODEPOOLS_BENCH_NOOP"] = previous
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key)
+            else:
+                os.environ[key] = value
     runner.configure()
     return runner
 
@@ -63,12 +71,13 @@ def run(settings) -> list[Row]:
             "real": _start(stack, DEFAULT_PACK_DIR),
             "floor": _start(stack, NOOP_PACK),
             "sdk": _start(stack, NOOP_PACK, f"{scopes['resource']},{scopes['stack']}"),
+            "tuned": _start(stack, DEFAULT_PACK_DIR, gc_tuned=True),
         }
         passes: dict[str, list[float]] = {name: [] for name in packs}
         diagnostics = []
         names = list(packs)
         for rep in range(settings.reps):
-            for name in names[rep % 3:] + names[:rep % 3]:
+            for name in names[rep % len(names):] + names[:rep % len(names)]:
                 begin = time.perf_counter()
                 found = packs[name].analyze(resources)
                 passes[name].append(time.perf_counter() - begin)
@@ -85,6 +94,10 @@ def run(settings) -> list[Row]:
             "no-op policies / 1)", seconds(t["sdk"]), seconds(t["floor"]), ratio(t["sdk"], t["floor"])),
         Row(NAME, "  of which our rules (real / same count of no-op policies)", seconds(t["real"]),
             seconds(t["sdk"]), ratio(t["real"], t["sdk"])),
+        Row(NAME, "  diagnostic, real pack with its collector tuned (bench/gc_tuned): / real", seconds(t["tuned"]),
+            seconds(t["real"]), ratio(t["tuned"], t["real"])),
+        Row(NAME, "  diagnostic, real pack with its collector tuned / same count of no-op policies",
+            seconds(t["tuned"]), seconds(t["sdk"]), ratio(t["tuned"], t["sdk"])),
         Row(NAME, "  pack process peak RSS (VmHWM)", f"{rss['real'] / 1024:.0f} MiB",
             f"{rss['floor'] / 1024:.0f} MiB", ratio(rss["real"], rss["floor"])),
         Row(NAME, f"  verdicts of the real pack: {violations} violations, "
