@@ -1,4 +1,4 @@
-"""List every known gap of the policy pack exhaustively (not a test; about a minute).
+"""List every known gap of the policy pack exhaustively (not a test; about three minutes).
 
     .venv/bin/python tests/reliability/explore_policy_gaps.py
 
@@ -43,10 +43,12 @@ def malformed(pack, stack):
             continue
         for path in pod_spec_paths(WORKLOAD_TYPES[res.type]):
             empty = [] if isinstance(get_path(res.properties, path), list) else {}
-            silent = [label for label, bad in (*MALFORMED.items(), ("empty", empty))
-                      if not [d for d in pack.analyze_damaged(
-                          [*stack[:i], damaged := replace(res, properties=set_path(res.properties, path, bad)),
-                           *stack[i + 1:]], {res.urn}) if _about(d, damaged)]]
+            silent = []
+            for label, bad in (*MALFORMED.items(), ("empty", empty)):
+                damaged = replace(res, properties=set_path(res.properties, path, bad))
+                diagnostics = pack.analyze_damaged([*stack[:i], damaged, *stack[i + 1:]], {res.urn})
+                if not [d for d in diagnostics if _about(d, damaged)]:
+                    silent.append(label)
             if silent:
                 print(f"{res.type.rsplit(':', 1)[-1]} {res.name} {'.'.join(map(str, path))}: no verdict when "
                       f"{', '.join(silent)}")
