@@ -10,7 +10,10 @@ from google.protobuf import json_format
 from nodepools.backends.aws import EksCluster
 from nodepools.backends.gcp import GkeCluster
 from nodepools.components.platform import Platform, PlatformArgs
-from nodepools.offline.engine import Registration, Run, run_program
+from pydantic import ValidationError
+
+from nodepools.offline.engine import Registration, Run, run_program_capture
+from nodepools.spec import describe
 
 CLUSTER_SG = "sg-0c1a2b3c4d5e6f708"
 EXTRA_SG = "sg-0e1e2e3e4e5e6e7e8"
@@ -85,3 +88,11 @@ def under(run: Run, pool: str, type_token: str) -> list[Registration]:
     """Resources of ``type_token`` registered by the pool component ``p-<pool>``."""
     [component] = [r for r in run.resources if r.type == "nodepools:pools:NodePool" and r.name == f"p-{pool}"]
     return [r for r in run.resources if r.parent == component.urn and r.type == type_token]
+
+
+def rejected(program: Callable[[], None]) -> list[str]:
+    """Run ``program``: it must fail with a ValidationError and register nothing; its lines."""
+    run, error = run_program_capture(program)
+    assert isinstance(error, ValidationError), error
+    assert run.resources == []
+    return describe(error)

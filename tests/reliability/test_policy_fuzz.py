@@ -20,7 +20,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from pulumi.runtime import proto
 
-from nodepools import vocabulary as v
 from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError, PackResource, PolicyPackRunner
 
 from nodepools.inventory.workloads import WORKLOAD_TYPES
