@@ -47,6 +47,10 @@ class PlatformArgs(StrictModel):
         return self
 
 
+def _region(cluster: ClusterTarget, args: PlatformArgs) -> Any:
+    return args.region if args.region is not None else getattr(cluster, "region", None)
+
+
 def _absorb(problems: Problems, err: ValidationError, root: tuple[str | int, ...] = ()) -> None:
     for item in err.errors(include_url=False):
         message = item["msg"].removeprefix("Value error, ")
@@ -71,8 +75,8 @@ class Platform(pulumi.ComponentResource):
                  k8s_provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None) -> None:
         if not isinstance(args, PlatformArgs):
             args = PlatformArgs.model_validate(dict(args))
-        region = args.region if args.region is not None else getattr(cluster, "region", None)
-        cluster_pools = self._validate(cluster, args, region)
+        region = _region(cluster, args)
+        cluster_pools = self.validate(cluster, args)
         super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
         self.cluster_pools = cluster_pools
         role_arn = None
@@ -92,9 +96,11 @@ class Platform(pulumi.ComponentResource):
         })
 
     @staticmethod
-    def _validate(cluster: ClusterTarget, args: PlatformArgs, region: Any) -> ClusterPools:
+    def validate(cluster: ClusterTarget, args: PlatformArgs) -> ClusterPools:
         """Every problem of the cluster's pool set, the cloud's pool rules and the
-        add-ons' needs, raised together as one ValidationError."""
+        add-ons' needs, raised together as one ValidationError. Registers nothing,
+        so a program can call it before it creates the cluster this targets."""
+        region = _region(cluster, args)
         problems = Problems()
         try:
             cluster_pools = ClusterPools(cloud=cluster.cloud, pools=args.pools)

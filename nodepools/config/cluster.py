@@ -140,6 +140,9 @@ class EksClusterConfig(_Cluster):
         _check_cidrs(problems, "public_access_cidrs", self.public_access_cidrs)
         if (self.oidc_provider_arn is None) != (self.oidc_issuer_url is None):
             problems.add("oidc_provider_arn", "oidc_provider_arn and oidc_issuer_url go together", None)
+        elif self.mode == "attach" and self.oidc_provider_arn is None:
+            problems.add("oidc_provider_arn", "mode 'attach' on aws needs oidc_provider_arn and oidc_issuer_url: "
+                         "cluster-autoscaler assumes its IAM role through the cluster's OIDC provider (IRSA)", None)
         if self.mode == "create" and self.oidc_provider_arn is not None:
             problems.add("oidc_provider_arn", "a created cluster gets its own OIDC provider; oidc_provider_arn "
                          "is for mode 'attach'", self.oidc_provider_arn)

@@ -16,7 +16,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
-from nodepools.components.platform import PlatformArgs
+from nodepools.components.platform import Platform, PlatformArgs
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
@@ -149,8 +149,9 @@ def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget
     problems = Problems()
     target = absorb(problems, make_target, ("cluster",))
     if target is not None:
-        for i, pool in enumerate(config.pools):
-            absorb(problems, lambda pool=pool: target.check_pool(pool), ("pools", i))
+        # Everything the Platform would refuse (the cloud's pool rules, the pool set,
+        # the add-ons' needs) is refused here, before the cluster and provider register.
+        absorb(problems, lambda: Platform.validate(target, config.platform_args), ())
     try:
         problems.raise_if_any("StackConfig")
     except ValidationError as err:

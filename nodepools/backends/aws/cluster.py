@@ -61,6 +61,7 @@ def eks_cluster(config: EksClusterConfig, opts: pulumi.ResourceOptions | None = 
 # group the created cluster will report; it registers nothing, so this never
 # reaches the engine.
 CREATED_CLUSTER_SECURITY_GROUP = "<security group of the created cluster>"
+CREATED_CLUSTER_OIDC = ("<OIDC provider of the created cluster>", "<OIDC issuer of the created cluster>")
 
 
 def eks_target(config: EksClusterConfig, cluster_name: Any = None, oidc_provider_arn: Any = None,
@@ -71,8 +72,13 @@ def eks_target(config: EksClusterConfig, cluster_name: Any = None, oidc_provider
     ``cluster_security_group_id``, else the config's (attach mode)."""
     if cluster_security_group_id is None:
         cluster_security_group_id = config.cluster_security_group_id
-    if cluster_security_group_id is None and cluster_name is None and config.mode == "create":
-        cluster_security_group_id = CREATED_CLUSTER_SECURITY_GROUP
+    if cluster_name is None and config.mode == "create":
+        if cluster_security_group_id is None:
+            cluster_security_group_id = CREATED_CLUSTER_SECURITY_GROUP
+        if oidc_provider_arn is None:
+            oidc_provider_arn, oidc_issuer_url = CREATED_CLUSTER_OIDC
+    elif cluster_name is None and oidc_provider_arn is None:
+        oidc_provider_arn, oidc_issuer_url = config.oidc_provider_arn, config.oidc_issuer_url
     return EksCluster(config.name if cluster_name is None else cluster_name, list(config.subnet_ids),
                       node_role_arn=config.node_role_arn, cluster_security_group_id=cluster_security_group_id,
                       oidc_provider_arn=oidc_provider_arn, oidc_issuer_url=oidc_issuer_url,
