@@ -32,6 +32,7 @@ _FAKES = {
         "certificateAuthority": {"data": "LS0tLS1CRUdJTi1GQUtFLUNBLS0tLS0="},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{_REGION}.amazonaws.com/id/FAKE"}]}],
         "version": inputs.get("version", "1.33"),
+        "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": "sg-0fake0cluster000001"},
     },
     "aws:iam/role:Role": lambda name, inputs: {"arn": f"arn:aws:iam::{_ACCOUNT}:role/{name}"},
     "aws:iam/policy:Policy": lambda name, inputs: {"arn": f"arn:aws:iam::{_ACCOUNT}:policy/{name}"},
