@@ -61,6 +61,8 @@ class Registration:
     delete_before_replace: bool
     aliases: list[str]
     replace_on_changes: list[str]
+    # The Alias messages as the SDK sends them (specs: name/type/parent/stack/project, or a URN).
+    alias_specs: list = field(default_factory=list)
 
 
 @dataclass
@@ -120,6 +122,17 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         self._run = run
         self._lock = threading.Lock()
 
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """URNs as the engine builds them: a child's type is prefixed by its parent's
+        whole qualified type, except under the root stack (the mock monitor keeps
+        only the parent's last type and keeps the stack's). Waivers and pinned
+        identities match real URNs."""
+        if parent:
+            qualified = parent.split("::")[2]
+            if qualified != STACK_TYPE:
+                type_ = f"{qualified}${type_}"
+        return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
+
     def RegisterResource(self, request):  # noqa: N802 - gRPC method name
         response = super().RegisterResource(request)
         if request.type == STACK_TYPE:
@@ -135,7 +148,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
             ignore_changes=list(request.ignoreChanges), provider=request.provider, protect=bool(request.protect),
             delete_before_replace=bool(request.deleteBeforeReplace), aliases=[a for a in request.aliasURNs],
-            replace_on_changes=list(request.replaceOnChanges),
+            replace_on_changes=list(request.replaceOnChanges), alias_specs=list(request.aliases),
         )
         with self._lock:
             self._run.resources.append(registration)
