@@ -3,6 +3,11 @@
 VENV ?= .venv
 PYTHON ?= python3
 STACK ?= aws-dev
+# The examples' app workloads are sized for the aws-dev pools: the default plan
+# places them there (matrix + Mermaid report); other stacks plan the platform alone
+# unless WORKLOADS is given.
+EXAMPLE_WORKLOADS := examples/gpu-inference examples/spot-training examples/batch-cronjob
+WORKLOADS ?= $(if $(filter aws-dev,$(STACK)),$(EXAMPLE_WORKLOADS),)
 STAMP := $(VENV)/.installed
 
 .PHONY: plan test bench clean
@@ -14,7 +19,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 plan: $(STAMP)
-	$(VENV)/bin/nodepools plan --stack $(STACK)
+	$(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) --report plan-out/$(STACK).md
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest

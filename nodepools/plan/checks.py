@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from nodepools.inventory.values import is_unknown
 from nodepools.offline.analyzer import DEFAULT_PACK_DIR, PackError, PolicyPackRunner
 from nodepools.placement import analyze
-from nodepools.placement.report import matrix
+from nodepools.placement.report import markdown, matrix
 from nodepools.plan.run import StackRun
 
 
@@ -82,7 +82,8 @@ def placement_matrix(stack_run: StackRun) -> dict[str, Any]:
         text = [f"Placement: the stack defines no workloads to place on its {len(report.pools)} pools (app stacks "
                 "place theirs with the exported contracts; see examples/)."]
     return {"pools": [p.name for p in report.pools], "workloads": summaries, "verdicts": verdicts,
-            "flagged": [s["workload"] for s, raw in zip(summaries, report.summaries) if raw.flagged], "text": text}
+            "flagged": [s["workload"] for s, raw in zip(summaries, report.summaries) if raw.flagged], "text": text,
+            "markdown": markdown(report)}
 
 
 def mandatory_violations(policy: dict[str, Any] | None) -> int:

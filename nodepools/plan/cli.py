@@ -3,13 +3,17 @@
 Usage::
 
     nodepools plan [--stack aws-dev] [--json] [--project-dir DIR]
+                   [--workloads APP_DIR[:STACK] ...] [--report FILE.md]
                    [--policy-pack DIR] [--policy-pack-config FILE] [--no-policy]
 
 Runs the stack's real program (``Pulumi.yaml`` ``main``) with its
 ``Pulumi.<stack>.yaml`` config under Pulumi's mock engine and prints the
 resource tree with counts per type, the pools table, the layout verdict, the
 policy report and the placement matrix (when the pack and the analysis are
-installed), and what a mock run cannot know.
+installed), and what a mock run cannot know. ``--workloads`` runs app projects
+(their ``dev`` stack unless ``:STACK`` is given) beside the platform, so the
+pack and the placement matrix judge their workloads on this stack's pools;
+``--report`` writes the placement matrix and a Mermaid diagram as Markdown.
 
 Exit status: 0 planned; 1 a mandatory policy is violated; 2 the config is
 invalid, the program failed, the pack could not run, or the project/stack
@@ -26,7 +30,7 @@ from nodepools.plan import checks
 from nodepools.plan.project import ProjectError, find_project, load_project
 from nodepools.plan.render import render
 from nodepools.plan.report import build_plan
-from nodepools.plan.run import run_stack
+from nodepools.plan.run import StackRun, run_stack, with_workloads
 
 EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
 
@@ -44,6 +48,10 @@ def parser() -> argparse.ArgumentParser:
                       help="the CrossGuard pack to run (default: the project's policy/, else nodepools' own)")
     plan.add_argument("--policy-pack-config", type=Path, default=None,
                       help="JSON policy config, as for `pulumi preview --policy-pack-config`")
+    plan.add_argument("--workloads", action="append", default=[], metavar="APP_DIR[:STACK]",
+                      help="an app project whose workloads to place on this stack's pools (repeatable)")
+    plan.add_argument("--report", type=Path, default=None, metavar="FILE.md",
+                      help="write the placement matrix and a Mermaid diagram of pools and workloads as Markdown")
     plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
     return root
 
@@ -53,19 +61,29 @@ def main(argv: list[str] | None = None) -> int:
     try:
         project = load_project(args.project_dir) if args.project_dir else find_project()
         stack_run = run_stack(project, args.stack)
+        apps = [_run_app(spec) for spec in args.workloads]
     except ProjectError as err:
         print(f"nodepools plan: {err}", file=sys.stderr)
         return EXIT_ERROR
     plan = build_plan(stack_run)
+    plan["workload_projects"] = [f"{a.project.root}:{a.stack}" for a in apps]
+    failed = next((a for a in apps if a.error is not None), None)
+    if plan["error"] is None and failed is not None:
+        plan["error"] = {"kind": "program", "lines": [f"{failed.project.root} (stack {failed.stack}): {failed.error}"]}
+    judged = with_workloads(stack_run, apps)
     if plan["error"] is None and not args.no_policy:
         try:
             config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
-            plan["policy"] = checks.policy_report(stack_run, args.policy_pack, config)
+            plan["policy"] = checks.policy_report(judged, args.policy_pack, config)
         except (OSError, ValueError, checks.PackError) as err:
             plan["error"] = {"kind": "policy", "lines": [f"the policy pack could not run: {err}"]}
         if plan["policy"] is None and plan["error"] is None:
             plan["notes"].append("No policy pack was found (policy/PulumiPolicy.yaml): policies were not checked.")
-        plan["placement"] = checks.placement_matrix(stack_run)
+        plan["placement"] = checks.placement_matrix(judged)
+        if args.report:
+            args.report.parent.mkdir(parents=True, exist_ok=True)
+            args.report.write_text(f"# Offline plan of {project.name}/{args.stack}\n\n{plan['placement']['markdown']}")
+            plan["notes"].append(f"Placement report (matrix and Mermaid diagram) written to {args.report}.")
     code = EXIT_ERROR if plan["error"] else EXIT_POLICY if checks.mandatory_violations(plan["policy"]) else EXIT_OK
     plan["result"] = {EXIT_OK: "ok", EXIT_POLICY: "mandatory policy violated", EXIT_ERROR: "error"}[code]
     plan["exit_code"] = code
@@ -74,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(render(plan))
     return code
+
+
+def _run_app(spec: str) -> StackRun:
+    directory, _, stack = spec.partition(":")
+    return run_stack(load_project(Path(directory)), stack or "dev")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import runpy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from nodepools.offline.engine import Run, run_program_capture
@@ -30,3 +30,13 @@ def run_stack(project: Project, stack: str, *, preview: bool = True) -> StackRun
 
     run, error = run_program_capture(main, project=project.name, stack=stack, config=config, preview=preview)
     return StackRun(project, stack, program, run, error, secrets)
+
+
+def with_workloads(platform: StackRun, apps: list[StackRun]) -> StackRun:
+    """The platform's run with the app stacks' registrations beside it: what the
+    cluster will hold once both are deployed, for the pack and the placement analysis.
+    URNs stay distinct (each carries its own project and stack)."""
+    merged = Run(stack_urn=platform.run.stack_urn,
+                 resources=[*platform.run.resources, *(r for app in apps for r in app.run.resources)],
+                 outputs=platform.run.outputs)
+    return replace(platform, run=merged)
