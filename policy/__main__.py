@@ -5,6 +5,7 @@ server, prints its port and blocks, so nothing may import this module. The
 rules live in ``nodepools.policies`` (importable, for teams assembling their
 own pack); the repository root goes on ``sys.path`` so a checkout runs as is.
 """
+import gc
 import sys
 from pathlib import Path
 
@@ -13,6 +14,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
 
 from nodepools.policies.pack import PACK_NAME, policies  # noqa: E402
+
+# pulumi_policy deserialises every resource again for each policy, allocating many
+# short-lived containers; with CPython's default collector thresholds, collections
+# walking every live object took a third of a pass over 1,000 workloads
+# (BENCHMARKS.md, "3 policy pack"). Freeze what the imports built (it lives as long
+# as the process) and collect less often.
+gc.collect()
+gc.freeze()
+gc.set_threshold(50_000, 20, 20)
 
 PolicyPack(
     name=PACK_NAME,
