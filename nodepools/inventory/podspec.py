@@ -1,31 +1,83 @@
-"""Readers over one pod spec (a plain dict from ``values.plain``).
+"""Readers over one pod spec (a plain dict from ``values.plain``, or ``UNKNOWN``
+when preview cannot see the pod template at all).
 
 Shared by the policy rules and the placement analysis so that "what does this
-pod request, tolerate and select" has one answer everywhere.
+pod request, tolerate and select" has one answer everywhere. A list with an
+unknown entry (a container, a toleration) reads as unknown as a whole, never as
+the list without that entry.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from nodepools.inventory.quantities import try_quantity
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list, str_map
 from nodepools.vocabulary import GPU_RESOURCE
 
+CONTAINER_LISTS = ("initContainers", "containers")
 
-def containers(spec: dict) -> list[dict]:
+
+def containers(spec: Any) -> list[dict]:
+    """The app containers that can be read (object entries); see ``container_list`` for unknowns."""
     return [c for c in as_list(dig(spec, "containers")) if isinstance(c, dict)]
 
 
-def init_containers(spec: dict) -> list[dict]:
+def init_containers(spec: Any) -> list[dict]:
     return [c for c in as_list(dig(spec, "initContainers")) if isinstance(c, dict)]
 
 
-def all_containers(spec: dict) -> list[dict]:
+def all_containers(spec: Any) -> list[dict]:
     return init_containers(spec) + containers(spec)
 
 
-def tolerations(spec: dict) -> list[dict]:
-    return [t for t in as_list(dig(spec, "tolerations")) if isinstance(t, dict)]
+def container_list(spec: Any, key: str = "containers") -> Any:
+    """``(index, container)`` for each object entry of ``spec[key]``, or UNKNOWN when
+    the pod spec, the list or one of its entries is unknown."""
+    raw = known_list(dig(spec, key))
+    return UNKNOWN if is_unknown(raw) else [(i, c) for i, c in enumerate(raw) if isinstance(c, dict)]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}.get(type(value), "a number")
+
+
+def container_problem(spec: Any) -> Any:
+    """Why the API server would reject this pod spec's containers: ``(field, problem)``
+    with ``field`` relative to the pod spec; None when they are valid; UNKNOWN when
+    preview cannot tell. A pod needs at least one container, and every container and
+    init container is an object with a name (the PodSpec and Container schemas'
+    ``required``; the API server's ValidatePodSpec also refuses an empty list)."""
+    if is_unknown(spec):
+        return UNKNOWN
+    undecided = False
+    for key in CONTAINER_LISTS:
+        raw = dig(spec, key)
+        if is_unknown(raw):
+            undecided = True
+            continue
+        if raw is None or raw == []:
+            if key == "containers":
+                return key, "no containers" if raw is None else "an empty containers list"
+            continue
+        if not isinstance(raw, list):
+            return key, f"not a list of containers ({_json_type(raw)})"
+        for i, entry in enumerate(raw):
+            name = dig(entry, "name")
+            if is_unknown(entry) or is_unknown(name):
+                undecided = True
+            elif not isinstance(entry, dict):
+                return f"{key}[{i}]", f"not a container object ({_json_type(entry)})"
+            elif not isinstance(name, str) or not name:
+                return f"{key}[{i}]", "a container without a name"
+    return UNKNOWN if undecided else None
+
+
+def tolerations(spec: Any) -> Any:
+    """The pod's own tolerations (object entries), or UNKNOWN when the list or an entry is unknown."""
+    raw = known_list(dig(spec, "tolerations"))
+    return UNKNOWN if is_unknown(raw) else [t for t in raw if isinstance(t, dict)]
 
 
 def node_selector(spec: dict) -> dict[str, Any]:
@@ -40,7 +92,10 @@ def required_node_terms(spec: dict) -> list[dict] | None:
     if is_unknown(required):
         return UNKNOWN  # type: ignore[return-value]
     terms = dig(required, "nodeSelectorTerms", default=[])
-    return UNKNOWN if is_unknown(terms) else [t if isinstance(t, dict) else {} for t in as_list(terms)]  # type: ignore[return-value]
+    if is_unknown(terms):
+        return UNKNOWN  # type: ignore[return-value]
+    # An unknown term stays UNKNOWN (another term may still match); a malformed one matches nothing.
+    return [t if isinstance(t, dict) or is_unknown(t) else {} for t in as_list(terms)]
 
 
 def container_requests(container: dict) -> dict[str, float]:
@@ -93,7 +148,16 @@ def gpu_request(spec: dict) -> float:
     return pod_requests(spec).get(GPU_RESOURCE, 0.0)
 
 
-def has_unknown_resources(spec: dict) -> bool:
-    """True when any container's resources cannot be read during preview."""
-    return any(is_unknown(c.get("resources")) or any(is_unknown(v) for v in as_dict(c.get("resources")).values())
-               for c in all_containers(spec)) or is_unknown(dig(spec, "containers"))
+def _resources_unknown(container: dict) -> bool:
+    resources = container.get("resources")
+    if is_unknown(resources):
+        return True
+    blocks = [as_dict(resources).get(k) for k in ("requests", "limits")]
+    return any(is_unknown(b) or any(is_unknown(x) for x in as_dict(b).values()) for b in blocks)
+
+
+def has_unknown_resources(spec: Any) -> bool:
+    """True when preview cannot read every request and limit: the pod spec, a container
+    list or entry, a resources block or a single quantity is unknown."""
+    lists = [container_list(spec, key) for key in CONTAINER_LISTS]
+    return any(is_unknown(entries) or any(_resources_unknown(c) for _, c in entries) for entries in lists)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from nodepools import vocabulary as v
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, plain, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
 from nodepools.spec.instances import GPU_MODEL_BY_GKE_ACCELERATOR, InstanceType, lookup
 
 # Cloud taint-effect enums to Kubernetes spelling (kubernetes-facts.md 1.3 and 2).
@@ -43,20 +43,26 @@ class PoolView:
     labels_partial: bool = False
 
     @property
-    def pool_class(self) -> v.PoolClass | None:
+    def pool_class(self) -> Any:
+        """The ``nodepools.io/pool-class`` label as a PoolClass; None when absent or not a
+        class; UNKNOWN when its value, or (with the label map unknown) its presence, is."""
+        value = self.labels.get(v.LABEL_POOL_CLASS)
+        if is_unknown(value) or (value is None and self.labels_partial):
+            return UNKNOWN
         try:
-            return v.PoolClass(self.labels.get(v.LABEL_POOL_CLASS))
+            return v.PoolClass(value)
         except ValueError:
             return None
 
     @property
     def is_gpu(self) -> Any:
         """True for a GPU pool: GPU instance type, accelerator, GPU image or GPU class."""
-        if self.gpu_image or (self.pool_class is not None and self.pool_class.has_gpu):
+        cls = self.pool_class
+        if self.gpu_image or (isinstance(cls, v.PoolClass) and cls.has_gpu):
             return True
         if is_unknown(self.gpu_count):
             return UNKNOWN
-        return self.gpu_count > 0
+        return True if self.gpu_count > 0 else (UNKNOWN if is_unknown(cls) else False)
 
     @property
     def instances(self) -> list[InstanceType | None]:
@@ -79,10 +85,11 @@ def _number(value: Any) -> Any:
 
 
 def _taints(raw: Any) -> Any:
+    raw = known_list(raw)
     if is_unknown(raw):
         return UNKNOWN
     out = []
-    for taint in as_list(raw):
+    for taint in raw:
         taint = as_dict(taint)
         if any(is_unknown(taint.get(f)) for f in ("key", "value", "effect")):
             return UNKNOWN
@@ -102,8 +109,8 @@ def _gpu_from_types(types: Any) -> tuple[Any, Any]:
 
 
 def _read_eks(props: dict, urn: str, name: str) -> PoolView:
-    types = dig(props, "instanceTypes", default=None)
-    types = types if is_unknown(types) else [t for t in as_list(types) if isinstance(t, str)] or [_EKS_DEFAULT_INSTANCE_TYPE]
+    types = known_list(props.get("instanceTypes"))
+    types = types if is_unknown(types) else [t for t in types if isinstance(t, str)] or [_EKS_DEFAULT_INSTANCE_TYPE]
     capacity = dig(props, "capacityType", default="ON_DEMAND")
     spot = UNKNOWN if is_unknown(capacity) else capacity == "SPOT"
     ami = dig(props, "amiType", default="")
@@ -127,19 +134,24 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
 
 
 def _read_gke(props: dict, urn: str, name: str) -> PoolView:
-    config = as_dict(props.get("nodeConfig"))
-    machine = config.get("machineType", UNKNOWN if is_unknown(props.get("nodeConfig")) else "e2-medium")
+    # An unknown nodeConfig makes every field read through ``dig`` below unknown.
+    raw_config = props.get("nodeConfig")
+    config = as_dict(raw_config)
+    machine = dig(props, "nodeConfig", "machineType", default="e2-medium")
     types = UNKNOWN if is_unknown(machine) else ([machine] if isinstance(machine, str) else [])
-    spot_flags = [config.get("spot"), config.get("preemptible")]
+    spot_flags = [dig(props, "nodeConfig", "spot"), dig(props, "nodeConfig", "preemptible")]
     spot = UNKNOWN if any(is_unknown(f) for f in spot_flags) else any(f is True for f in spot_flags)
-    accelerators = [as_dict(a) for a in as_list(config.get("guestAccelerators"))]
+    accelerators = known_list(dig(props, "nodeConfig", "guestAccelerators"))
     gpu_count, gpu_model = _gpu_from_types(types)
+    if is_unknown(accelerators):
+        gpu_count, gpu_model, accelerators = UNKNOWN, UNKNOWN, []
+    accelerators = [as_dict(a) for a in accelerators]
     if accelerators:
         first = accelerators[0]
         gpu_count = _number(first.get("count", UNKNOWN))
         accel = first.get("type")
         gpu_model = GPU_MODEL_BY_GKE_ACCELERATOR[accel].value if accel in GPU_MODEL_BY_GKE_ACCELERATOR else accel
-    image = config.get("imageType", UNKNOWN if is_unknown(props.get("nodeConfig")) else "")
+    image = dig(props, "nodeConfig", "imageType", default="")
     os = UNKNOWN if is_unknown(image) else ("windows" if str(image).upper().startswith("WINDOWS") else "linux")
     pool_name = props.get("name") if isinstance(props.get("name"), str) else name
     labels = {v.LABEL_GKE_NODEPOOL: pool_name, **str_map(config.get("labels"))}
@@ -155,10 +167,10 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     max_nodes = _gke_bound(autoscaling, "totalMaxNodeCount", "maxNodeCount", fixed)
     return PoolView(
         type=v.TYPE_GKE_NODE_POOL, urn=urn, name=pool_name, cluster=props.get("cluster", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(config.get("taints")), spot=spot,
+        labels=_with_instance_labels(labels, types), taints=_taints(dig(props, "nodeConfig", "taints")), spot=spot,
         min_nodes=min_nodes, max_nodes=max_nodes, instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
-        os=os, labels_partial=is_unknown(props.get("nodeConfig")) or is_unknown(config.get("labels")),
+        os=os, labels_partial=is_unknown(raw_config) or is_unknown(config.get("labels")),
     )
 
 

@@ -86,6 +86,21 @@ def as_list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+def known_list(value: Any) -> Any:
+    """A list whose answer preview can give: the list itself, ``UNKNOWN`` when the
+    list or any of its entries is unknown (an unknown entry could be anything, so
+    dropping it would judge a different list), ``[]`` when absent or not a list."""
+    if value is UNKNOWN or (isinstance(value, list) and any(x is UNKNOWN for x in value)):
+        return UNKNOWN
+    return as_list(value)
+
+
+def known_str_map(value: Any) -> Any:
+    """``str_map``, or ``UNKNOWN`` when the whole map is unknown (so a key's
+    absence cannot be told)."""
+    return UNKNOWN if value is UNKNOWN else str_map(value)
+
+
 def str_map(value: Any) -> dict[str, Any]:
     """String keys to string (or UNKNOWN) values; other entries dropped."""
     return {k: v for k, v in as_dict(value).items() if isinstance(v, str) or v is UNKNOWN}

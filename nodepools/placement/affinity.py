@@ -111,8 +111,10 @@ def term_matches(term: Any, labels: NodeLabels) -> Tri:
     expressions, fields = as_list(expressions), as_list(fields)
     if not expressions and not fields:
         return False
-    answers = [requirement_matches(r if isinstance(r, dict) else {}, labels) for r in expressions]
-    answers += [_field_requirement(r if isinstance(r, dict) else {}) for r in fields]
+    # An unknown requirement could be anything; a malformed one does not parse.
+    answers = [UNKNOWN if is_unknown(r) else requirement_matches(r if isinstance(r, dict) else {}, labels)
+               for r in expressions]
+    answers += [UNKNOWN if is_unknown(r) else _field_requirement(r if isinstance(r, dict) else {}) for r in fields]
     return and3(answers)
 
 

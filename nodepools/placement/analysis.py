@@ -77,8 +77,7 @@ class Verdict:
 
 
 def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
-    explicit = UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec)
-    answer, taint = untolerated(effective_tolerations(spec, explicit), pool.taints)
+    answer, taint = untolerated(effective_tolerations(spec, tolerations(spec)), pool.taints)
     if answer is False:
         return False, f"untolerated taint {taint_text(taint)}"
     if is_unknown(answer):
@@ -94,7 +93,7 @@ def _size_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
 
 
 def judge(spec: dict, pool: PoolView) -> Judgement:
-    """One pod spec (plain dict) against one node of ``pool``."""
+    """One pod spec (plain dict, or UNKNOWN: every check then undecided) against one node of ``pool``."""
     labels = node_labels(pool)
     selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
     checks = (
@@ -116,7 +115,7 @@ def judge(spec: dict, pool: PoolView) -> Judgement:
 @dataclass(frozen=True)
 class Summary:
     workload: Workload
-    workload_class: PoolClass | None
+    workload_class: Any  # PoolClass, None (unresolved) or UNKNOWN
     requests_gpu: Tri  # some template requests nvidia.com/gpu
     reachable: tuple[str, ...]  # pools of its cluster some template definitely fits
     unschedulable: Tri

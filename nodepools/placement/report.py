@@ -21,7 +21,8 @@ LEGEND = ("fits = can land; taint/selector/affinity/size = first reason it canno
 
 
 def pool_heading(pool: PoolView) -> str:
-    tags = [pool.pool_class.value if pool.pool_class else "unclassed"]
+    cls = pool.pool_class
+    tags = [cls.value if cls else ("class unknown" if is_unknown(cls) else "unclassed")]
     if pool.spot is True:
         tags.append("spot")
     if pool.is_gpu is True:

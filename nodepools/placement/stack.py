@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView, read_pool
-from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, plain, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, known_str_map, plain
 from nodepools.inventory.workloads import Workload, read_workload
 from nodepools.placement.tri import Tri
 
@@ -117,8 +117,8 @@ def _cluster_key(resource: StackResource) -> str:
     return name if isinstance(name, str) else resource.urn
 
 
-def _namespaces(items: list[StackResource]) -> dict[str, dict[str, Any]]:
-    """Labels of the Namespaces the stack declares, by their metadata.name."""
+def _namespaces(items: list[StackResource]) -> dict[str, Any]:
+    """Labels of the Namespaces the stack declares, by their metadata.name (UNKNOWN when unknown)."""
     out = {}
     for r in items:
         if r.type != v.TYPE_NAMESPACE:
@@ -126,5 +126,5 @@ def _namespaces(items: list[StackResource]) -> dict[str, dict[str, Any]]:
         meta = as_dict(as_dict(plain(r.props)).get("metadata"))
         name = meta.get("name")
         if isinstance(name, str):
-            out[name] = str_map(meta.get("labels"))
+            out[name] = known_str_map(meta.get("labels"))
     return out

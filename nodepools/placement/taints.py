@@ -151,7 +151,7 @@ def admission_tolerations(spec: Mapping[str, Any]) -> Any:
     resource has been copied into requests (``container_requests`` does the same);
     a zero request still counts, as the plugin only looks at the names.
     """
-    if has_unknown_resources(dict(spec)):
+    if is_unknown(spec) or has_unknown_resources(dict(spec)):
         return UNKNOWN
     names = {name for c in all_containers(dict(spec)) for name in container_requests(c) if is_extended_resource(name)}
     return [{"key": name, "operator": "Exists", "effect": TaintEffect.NO_SCHEDULE.value} for name in sorted(names)]

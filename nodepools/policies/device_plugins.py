@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import all_containers, node_selector, required_node_terms, tolerations
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
+from nodepools.inventory.podspec import CONTAINER_LISTS, container_list, node_selector, required_node_terms
+from nodepools.inventory.podspec import tolerations
+from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
@@ -50,13 +51,15 @@ class DevicePlugin:
     namespace: Any
     spec: Any  # {"tolerations", "nodeSelector", "affinity"} or UNKNOWN (values unknown / not modelled)
     selection_field: str
+    # False for a release whose chart, or a DaemonSet whose image, is unknown at preview: it may be a plugin.
+    certain: bool = True
 
     def lands_on(self, pool: PoolView) -> tuple[Tri, str]:
         """(whether the plugin's pod lands on the pool's nodes, why not)."""
         if is_unknown(self.spec):
             return UNKNOWN, "its values are unknown"
-        tols = self.spec.get("tolerations")
-        answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in as_list(tols)], pool.taints)
+        tols = known_list(self.spec.get("tolerations"))
+        answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in tols], pool.taints)
         if answer is False:
             return False, f"does not tolerate {taint_text(taint)} of pool '{pool.name}'"
         labels = node_labels(pool)
@@ -75,6 +78,10 @@ def _chart_name(res: Res) -> Any:
 
 def _from_release(res: Res) -> DevicePlugin | None:
     chart = _chart_name(res)
+    if is_unknown(chart):
+        namespace = res.props.get("namespace") or "default"
+        return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, UNKNOWN,
+                            "chart", certain=False)
     if chart not in (CHART, OPERATOR_CHART):
         return None
     values = res.props.get("values")
@@ -93,13 +100,16 @@ def _from_daemonset(res: Res) -> DevicePlugin | None:
     if workload is None or workload.kind != "DaemonSet" or not workload.templates:
         return None
     spec = workload.templates[0].spec
-    images = [c.get("image") for c in all_containers(spec)]
-    if not any(isinstance(i, str) and IMAGE in i for i in images):
+    lists = [container_list(spec, key) for key in CONTAINER_LISTS]
+    images = [c.get("image") for entries in lists if not is_unknown(entries) for _, c in entries]
+    certain = any(isinstance(i, str) and IMAGE in i for i in images)
+    if not certain and not any(is_unknown(x) for x in [*lists, *images]):
         return None
-    plugin_spec = {"tolerations": UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec),
-                   "nodeSelector": dig(spec, "nodeSelector", default={}), "affinity": spec.get("affinity")}
+    plugin_spec = UNKNOWN if is_unknown(spec) else {"tolerations": tolerations(spec),
+                                                    "nodeSelector": dig(spec, "nodeSelector", default={}),
+                                                    "affinity": dig(spec, "affinity")}
     return DevicePlugin(res, subject_of(res.type, res.name, workload.namespace), workload.namespace, plugin_spec,
-                        "spec.template.spec.nodeSelector/affinity")
+                        "spec.template.spec.nodeSelector/affinity", certain)
 
 
 def device_plugins(stack: StackView) -> list[DevicePlugin]:

@@ -14,6 +14,8 @@ _SPEC_PATH = {
     "PyTorchJob": "spec.pytorchReplicaSpecs.{role}.template.spec",
 }
 _DEFAULT = "spec.template.spec"
+# Where kinds with several pod templates list them (a single-template kind always has one).
+TEMPLATE_LISTS = {"JobSet": "spec.replicatedJobs", "PyTorchJob": "spec.pytorchReplicaSpecs"}
 # Kinds that run one pod per node: node agents (device plugin, log shippers,
 # exporters) that must reach GPU nodes without requesting GPUs themselves.
 NODE_AGENT_KINDS = ("DaemonSet",)

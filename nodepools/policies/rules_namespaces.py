@@ -19,20 +19,15 @@ def _ns_subject(ref: NamespaceRef) -> str:
     return subject_of(v.TYPE_NAMESPACE, ref.res.name)
 
 
-def _unplaced(stack: StackView, type_: str) -> bool:
-    """Some resource of ``type_`` has a namespace preview cannot know."""
-    return any(is_unknown(stack.namespace_of(r)) for r in stack.of_type(type_))
-
-
 def check_namespace_quota(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every namespace of the stack has a ResourceQuota; a batch namespace's quota
     claims at most ``batchQuotaShare`` of the resident and batch pools' cpu/memory."""
     for key, ref in stack.namespaces.items():
         quotas = stack.in_namespace(v.TYPE_RESOURCE_QUOTA, key)
         if not quotas:
-            if _unplaced(stack, v.TYPE_RESOURCE_QUOTA):
+            if stack.may_hold(v.TYPE_RESOURCE_QUOTA, ref):
                 yield unknown(ref.res.urn, _ns_subject(ref), "ResourceQuota", key,
-                              "a ResourceQuota's namespace is unknown")
+                              "a ResourceQuota's namespace or this namespace's name is unknown")
             else:
                 yield Finding(ref.res.urn, _ns_subject(ref), "ResourceQuota",
                               "the namespace has no ResourceQuota, so its pods can claim the whole cluster",
@@ -42,9 +37,12 @@ def check_namespace_quota(stack: StackView, settings: Settings) -> Iterator[Find
             yield from _batch_share(stack, key, quotas, settings)
 
 
-def _capacity(stack: StackView) -> dict[str, float] | None:
+def _capacity(stack: StackView) -> Any:
     """cpu (cores) and memory (bytes) of the resident and batch pools at max nodes,
-    each pool at its smallest instance type (as the guardrails size the batch quota)."""
+    each pool at its smallest instance type (as the guardrails size the batch quota);
+    None when a pool cannot be sized, UNKNOWN when a pool's class is unknown."""
+    if any(is_unknown(p.view.pool_class) for p in stack.pools):
+        return UNKNOWN
     pools = [p.view for p in stack.pools if p.view.pool_class in _BATCH_SHARE_OF]
     total = {"cpu": 0.0, "memory": 0.0}
     for pool in pools:
@@ -59,6 +57,11 @@ def _capacity(stack: StackView) -> dict[str, float] | None:
 def _batch_share(stack: StackView, key: str, quotas: list[Res], settings: Settings) -> Iterator[Finding]:
     capacity = _capacity(stack)
     if capacity is None:
+        return
+    if is_unknown(capacity):
+        for quota in quotas:
+            yield unknown(quota.urn, subject_of(quota.type, quota.name, key), "spec.hard", key,
+                          "a pool's class is unknown, so the resident and batch pools' size is")
         return
     for resource, cap in capacity.items():
         ceilings: list[tuple[float, Res, str]] = []
@@ -120,9 +123,9 @@ def check_batch_limitrange(stack: StackView, settings: Settings) -> Iterator[Fin
             continue
         if stack.in_namespace(v.TYPE_LIMIT_RANGE, key):
             continue
-        if is_unknown(label) or _unplaced(stack, v.TYPE_LIMIT_RANGE):
+        if is_unknown(label) or stack.may_hold(v.TYPE_LIMIT_RANGE, ref):
             yield unknown(ref.res.urn, _ns_subject(ref), "metadata.labels", key,
-                          "the namespace's class or a LimitRange's namespace is unknown")
+                          "the namespace's class, its name or a LimitRange's namespace is unknown")
         else:
             yield Finding(ref.res.urn, _ns_subject(ref), "LimitRange",
                           f"a {label} namespace has no LimitRange, so pods without requests are admitted "
@@ -157,7 +160,7 @@ def check_priority_class_assigned(stack: StackView, settings: Settings) -> Itera
     known = sorted(n for n in _known_classes(stack) if isinstance(n, str))
     for ref in stack.workloads:
         for template, path in templates(ref):
-            name = template.spec.get("priorityClassName")
+            name = dig(template.spec, "priorityClassName")
             verdict = _priority_ok(stack, ref.res, name)
             if verdict is True:
                 continue

@@ -12,27 +12,35 @@ from zoneinfo import ZoneInfoNotFoundError
 
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView
-from nodepools.inventory.values import UNKNOWN, is_unknown
+from nodepools.inventory.values import UNKNOWN, dig, is_unknown
+from nodepools.placement import Fit
+from nodepools.placement.tri import Tri
 from nodepools.policies import cron
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import spec_path, subject
-from nodepools.policies.rules_placement import definite, maybe, pool_names, verdicts_by_workload
+from nodepools.policies.rules_placement import definite, pool_names, verdicts_by_workload
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack import StackView, WorkloadRef
 from nodepools.policies.waivers import today_utc
 
 
-def _is_resident_pool(pool: PoolView) -> bool:
-    if pool.pool_class is v.PoolClass.RESIDENT:
+def _is_resident_pool(pool: PoolView) -> Tri:
+    """Class ``resident``, or unclassed and untainted (the cluster's default pool)."""
+    cls = pool.pool_class
+    if cls is v.PoolClass.RESIDENT:
         return True
-    return pool.pool_class is None and not is_unknown(pool.taints) and \
-        not any(t["effect"] in v.HARD_TAINT_EFFECTS for t in pool.taints)
+    if cls is not None and not is_unknown(cls):
+        return False
+    if is_unknown(pool.taints):
+        return UNKNOWN
+    untainted = not any(t["effect"] in v.HARD_TAINT_EFFECTS for t in pool.taints)
+    return untainted if cls is None else (UNKNOWN if untainted else False)
 
 
 def _off_peak(ref: WorkloadRef, settings: Settings) -> tuple[Any, str]:
     """(inside the window: True/False/UNKNOWN, why not) for a CronJob."""
     window = settings.off_peak_window
-    schedule, zone = ref.workload.raw_spec.get("schedule"), ref.workload.raw_spec.get("timeZone")
+    schedule, zone = dig(ref.workload.raw_spec, "schedule"), dig(ref.workload.raw_spec, "timeZone")
     if is_unknown(schedule) or is_unknown(zone):
         return UNKNOWN, "spec.schedule or spec.timeZone is unknown"
     try:
@@ -54,15 +62,15 @@ def check_shared_pool_off_peak(stack: StackView, settings: Settings) -> Iterator
     for ref in stack.workloads:
         if ref.pool_class not in (v.PoolClass.BATCH, UNKNOWN):
             continue
-        shared = [x for x in verdicts[ref.workload.urn] if _is_resident_pool(x.pool)]
-        reached = [x for x in shared if definite(x)]
-        if not reached and not any(maybe(x) for x in shared):
+        shared = [(x, _is_resident_pool(x.pool)) for x in verdicts[ref.workload.urn]]
+        reached = [x for x, resident in shared if resident is True and definite(x)]
+        if not reached and not any(x.fit is not Fit.NO for x, resident in shared if resident is not False):
             continue
         inside, why = _off_peak(ref, settings) if ref.workload.kind == "CronJob" else (False, "")
         if inside is True:
             continue
         is_cron = ref.workload.kind == "CronJob"
-        field = "spec.schedule" if is_cron else spec_path(ref.workload, ref.workload.templates[0])
+        field = "spec.schedule" if is_cron else spec_path(ref.workload, shared[0][0].template)
         if is_unknown(inside) or not reached or is_unknown(ref.pool_class):
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace, why or "its class or reach is unknown")
             continue

@@ -11,17 +11,17 @@ from collections import defaultdict
 from typing import Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, required_node_terms
-from nodepools.inventory.podspec import tolerations
+from nodepools.inventory.podspec import container_problem, gpu_request, has_unknown_resources, node_selector
+from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.placement import Fit, Verdict
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import effective_tolerations, untolerated
-from nodepools.placement.tri import Tri, and3
+from nodepools.placement.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, TEMPLATE_LISTS, spec_path, subject
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack import StackView, WorkloadRef
 
@@ -52,11 +52,42 @@ def pool_names(verdicts: list[Verdict]) -> str:
     return ", ".join(dict.fromkeys(f"'{x.pool.name}'" for x in verdicts))
 
 
+def _pod_problems(ref: WorkloadRef) -> tuple[list[Finding], bool]:
+    """Violations for pod templates the API server would reject (so the workload runs
+    nowhere, pools or not), and whether preview cannot tell for some template."""
+    workload, undecided = ref.workload, False
+    if not workload.templates:
+        return [Finding(ref.res.urn, subject(ref), TEMPLATE_LISTS.get(workload.kind, "spec"),
+                        "declares no pod template, so it runs no pod", "declare at least one pod template with "
+                        "a container", ref.namespace)], False
+    found = []
+    for template in workload.templates:
+        problem = container_problem(template.spec)
+        if is_unknown(problem):
+            undecided = True
+        elif problem is not None:
+            field, what = problem
+            found.append(Finding(ref.res.urn, subject(ref), f"{spec_path(workload, template)}.{field}",
+                                 f"{what}: the API server rejects such a pod, so it never runs anywhere",
+                                 "give the pod at least one container, each an object with a name and an image",
+                                 ref.namespace))
+    return found, undecided
+
+
 def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """Every workload fits some pool of its cluster (taints, selectors, affinity, size)."""
-    by_urn = {r.workload.urn: r for r in stack.workloads}
-    for summary in stack.report.summaries:
-        ref = by_urn[summary.workload.urn]
+    """Every workload is a valid pod (template) that fits some pool of its cluster
+    (taints, selectors, affinity, size)."""
+    summaries = {s.workload.urn: s for s in stack.report.summaries}
+    for ref in stack.workloads:
+        invalid, undecided = _pod_problems(ref)
+        if invalid:
+            yield from invalid
+            continue
+        summary = summaries[ref.workload.urn]
+        if undecided and summary.unschedulable is not True:
+            yield unknown(ref.res.urn, subject(ref), spec_path(ref.workload, ref.workload.templates[0]),
+                          ref.namespace, "its pod spec or containers are unknown")
+            continue
         if summary.unschedulable is True:
             verdicts = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]
             stuck = next(t for t in ref.workload.templates
@@ -105,7 +136,7 @@ def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Fi
         mine = verdicts[ref.workload.urn]
         spot = [x for x in mine if x.pool.spot is True and definite(x)]
         possible = [x for x in mine if x.pool.spot is not False and x.fit is not Fit.NO]
-        field = spec_path(ref.workload, ref.workload.templates[0])
+        field = spec_path(ref.workload, mine[0].template) if mine else "spec"
         if spot and not is_unknown(ref.pool_class):
             yield Finding(ref.res.urn, subject(ref), field,
                           f"a {ref.pool_class.value} workload can land on spot pool(s) {pool_names(spot)}, which the "
@@ -116,12 +147,13 @@ def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Fi
                           "whether it can land on a spot pool (or its class) is unknown")
 
 
-def _declares_spot(ref: WorkloadRef) -> bool:
+def _declares_spot(ref: WorkloadRef) -> Tri:
     """Without pools in the stack: the class runs on spot by default, or it selects spot nodes."""
     if ref.pool_class is v.PoolClass.GPU_TRAINING:
         return True
-    return any(node_selector(t.spec).get(k) == want for t in ref.workload.templates
-               for k, want in _SPOT_SELECTORS.items())
+    selectors = [dig(t.spec, "nodeSelector") for t in ref.workload.templates]
+    return or3(UNKNOWN if is_unknown(s) else node_selector({"nodeSelector": s}).get(k) == want
+               for s in selectors for k, want in _SPOT_SELECTORS.items())
 
 
 def _spot_reach(ref: WorkloadRef, verdicts: list[Verdict]) -> Tri:
@@ -161,8 +193,7 @@ def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[F
 
 def admits(spec: dict, pool: PoolView) -> Tri:
     """The pool's taints, the pod's nodeSelector and required node affinity (size aside)."""
-    explicit = UNKNOWN if is_unknown(dig(spec, "tolerations")) else tolerations(spec)
-    taints_ok, _ = untolerated(effective_tolerations(spec, explicit), pool.taints)
+    taints_ok, _ = untolerated(effective_tolerations(spec, tolerations(spec)), pool.taints)
     labels = node_labels(pool)
     selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
     return and3((taints_ok, selector_matches(selector, labels)[0],

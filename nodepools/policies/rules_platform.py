@@ -5,8 +5,8 @@ from typing import Any, Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.quantities import try_quantity
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
-from nodepools.placement.tri import or3
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
+from nodepools.placement.tri import and3, or3
 from nodepools.policies.base import Finding, subject_of, unknown
 from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
 from nodepools.policies.settings import Settings
@@ -22,7 +22,7 @@ def _subject(ref: PoolRef) -> str:
 def _wanted_tags(ref: PoolRef) -> Any:
     """node-template tag key -> wanted value (a string, or a float for the GPU count); UNKNOWN if unknowable."""
     pool = ref.view
-    if is_unknown(pool.taints):
+    if is_unknown(pool.taints) or is_unknown(pool.pool_class):
         return UNKNOWN
     wanted: dict[str, Any] = {v.CA_TAG_TAINT_PREFIX + t["key"]: f"{t['value']}:{t['effect']}" for t in pool.taints}
     if pool.pool_class is not None:
@@ -66,7 +66,7 @@ def check_autoscaler_hints(stack: StackView, settings: Settings) -> Iterator[Fin
             continue
         wanted, (found, keyless) = _wanted_tags(ref), _tags(stack, ref)
         if is_unknown(wanted):
-            yield unknown(ref.res.urn, _subject(ref), "taints", why="the pool's taints or GPUs are unknown")
+            yield unknown(ref.res.urn, _subject(ref), "taints", why="the pool's taints, class or GPUs are unknown")
             continue
         problems, undecided = [], False
         for key, want in wanted.items():
@@ -110,7 +110,7 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
             yield finding if need is True else unknown(ref.res.urn, _subject(ref), "amiType")
             continue
         answers = [p.lands_on(ref.view) for p in plugins]
-        reached = or3(a for a, _ in answers)
+        reached = or3(and3((p.certain or UNKNOWN, a)) for p, (a, _) in zip(plugins, answers))
         if reached is True:
             continue
         why = "; ".join(f"{p.subject}: {w}" for p, (a, w) in zip(plugins, answers) if a is False)
@@ -121,7 +121,7 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
                           "the pool's nvidia.com/gpu.present=true label")
         else:
             yield unknown(ref.res.urn, _subject(ref), "NVIDIA device plugin", why="whether a plugin reaches it")
-    for plugin in plugins:
+    for plugin in [p for p in plugins if p.certain]:
         for ref in stack.pools:
             if ref.view.is_gpu is not False or not _same_cluster(stack, plugin, ref, one_cluster):
                 continue
@@ -171,22 +171,31 @@ _THROTTLING = ("container_cpu_cfs_throttled", "throttl")
 _STEAL = ("steal",)
 
 
+def _entries(value: Any) -> tuple[list[dict], bool]:
+    """The object entries of a list, and whether the list or one of its entries is unknown."""
+    raw = known_list(value)
+    return ([], True) if is_unknown(raw) else ([as_dict(x) for x in raw], False)
+
+
 def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
     """Queries/filters of every alert in the stack, and whether one is unknown."""
     texts, unsure = [], False
     for res in stack.resources:
         if res.type.endswith(":PrometheusRule"):
-            groups = as_list(dig(res.props, "spec", "groups"))
-            rules = [as_dict(r) for g in groups for r in as_list(as_dict(g).get("rules"))]
-            raw = [r.get("expr") for r in rules if "alert" in r]
-            unsure = unsure or is_unknown(dig(res.props, "spec", "groups"))
+            groups, unsure_groups = _entries(dig(res.props, "spec", "groups"))
+            rules_per_group = [_entries(g.get("rules")) for g in groups]
+            unsure = unsure or unsure_groups or any(u for _, u in rules_per_group)
+            raw = [r.get("expr") for rules, _ in rules_per_group for r in rules if "alert" in r]
         elif res.type == "gcp:monitoring/alertPolicy:AlertPolicy":
-            raw = [dig(c, kind, field) for c in as_list(res.props.get("conditions")) for kind, field in (
+            conditions, unsure_conditions = _entries(res.props.get("conditions"))
+            unsure = unsure or unsure_conditions
+            raw = [dig(c, kind, field) for c in conditions for kind, field in (
                 ("conditionThreshold", "filter"), ("conditionPrometheusQueryLanguage", "query"),
                 ("conditionMonitoringQueryLanguage", "query"))]
         elif res.type == "aws:cloudwatch/metricAlarm:MetricAlarm":
-            raw = [res.props.get("metricName")] + [as_dict(q).get("expression")
-                                                   for q in as_list(res.props.get("metricQueries"))]
+            queries, unsure_queries = _entries(res.props.get("metricQueries"))
+            unsure = unsure or unsure_queries
+            raw = [res.props.get("metricName")] + [q.get("expression") for q in queries]
         else:
             continue
         unsure = unsure or any(is_unknown(x) for x in raw)
@@ -197,15 +206,17 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
 def check_throttling_monitoring(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A stack with batch and resident pools alerts on container CPU throttling and node CPU steal."""
     classes = {ref.view.pool_class for ref in stack.pools}
-    if v.PoolClass.BATCH not in classes or not ({v.PoolClass.RESIDENT, None} & classes):
+    maybe = UNKNOWN if UNKNOWN in classes else False
+    shared = and3((v.PoolClass.BATCH in classes or maybe, bool({v.PoolClass.RESIDENT, None} & classes) or maybe))
+    if shared is False:
         return
     texts, unsure = _alert_texts(stack)
     missing = [name for name, needles in (("CPU throttling", _THROTTLING), ("node CPU steal", _STEAL))
                if not any(n in t for t in texts for n in needles)]
     if not missing:
         return
-    if unsure:
-        yield unknown("", "stack", "alerts", why="an alert's query is unknown")
+    if unsure or is_unknown(shared):
+        yield unknown("", "stack", "alerts", why="an alert's query or a pool's class is unknown")
         return
     yield Finding("", "stack", "alerts", f"batch and resident pools share the cluster but nothing alerts on "
                   f"{' or '.join(missing)}", "add a PrometheusRule alerting on rate(container_cpu_cfs_throttled_"

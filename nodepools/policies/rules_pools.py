@@ -57,7 +57,16 @@ def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]
         defaults = [r for r in untainted if r.view.pool_class in (None, v.PoolClass.RESIDENT)]
         for ref in untainted:
             pool, cls = ref.view, ref.view.pool_class
-            if cls not in (None, v.PoolClass.RESIDENT):
+            if is_unknown(cls):
+                # Untainted is wrong for every class once another pool is the default.
+                if defaults:
+                    yield Finding(ref.res.urn, _subject(pool), _TAINTS_FIELD[pool.type],
+                                  f"untainted, but pool '{defaults[0].view.name}' is already this cluster's one "
+                                  "untainted resident/default pool",
+                                  _taint_fix(pool, v.TAINT_POOL_CLASS_KEY, "<its class>"))
+                else:
+                    yield unknown(ref.res.urn, _subject(pool), "labels", why="an untainted pool's class is unknown")
+            elif cls not in (None, v.PoolClass.RESIDENT):
                 yield Finding(ref.res.urn, _subject(pool), _TAINTS_FIELD[pool.type],
                               f"a {cls.value} pool has no NoSchedule/NoExecute taint, so any pod can land on it",
                               _taint_fix(pool, v.TAINT_POOL_CLASS_KEY, cls.value))
@@ -97,10 +106,14 @@ def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
 def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]:
     """resident and gpu-inference pools run on on-demand capacity."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
-    if pool is None or pool.pool_class not in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE):
+    if pool is None or (pool.pool_class not in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
+                        and not is_unknown(pool.pool_class)):
         return
     field, fix = _SPOT_FIELD[pool.type]
-    if is_unknown(pool.spot):
+    if is_unknown(pool.pool_class):
+        if pool.spot is not False:
+            yield unknown(res.urn, _subject(pool), "labels", why="the class of a pool that may be spot is unknown")
+    elif is_unknown(pool.spot):
         yield unknown(res.urn, _subject(pool), field)
     elif pool.spot:
         yield Finding(res.urn, _subject(pool), field,
@@ -120,6 +133,9 @@ def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
     if not isinstance(minimum, (int, float)):
         return
     cls = pool.pool_class
+    if is_unknown(cls):  # every minimum is wrong for some class
+        yield unknown(res.urn, _subject(pool), "labels", why="the pool's class is unknown")
+        return
     if cls in (v.PoolClass.BATCH, v.PoolClass.GPU_TRAINING) and minimum > 0:
         yield Finding(res.urn, _subject(pool), field,
                       f"a {cls.value} pool keeps {minimum:g} idle node(s) between jobs", f"set {field} to 0")

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, required_node_terms
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
@@ -29,9 +29,11 @@ GPU_CLASSES = tuple(c for c in v.PoolClass if c.has_gpu)
 GPU_NODE_LABELS = (v.LABEL_GPU_PRESENT, v.LABEL_ACCELERATOR, v.LABEL_AWS_ACCELERATOR, v.LABEL_GKE_ACCELERATOR)
 
 
-def _tolerations(spec: dict) -> Any:
-    raw = dig(spec, "tolerations", default=[])
-    return UNKNOWN if is_unknown(raw) else [as_dict(t) for t in as_list(raw)]
+def _tolerations(spec: Any) -> Any:
+    """Every toleration entry (a malformed one as ``{}``, keeping indexes), or UNKNOWN
+    when the list or an entry is unknown."""
+    raw = known_list(dig(spec, "tolerations"))
+    return UNKNOWN if is_unknown(raw) else [as_dict(t) for t in raw]
 
 
 def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Finding]:
@@ -42,13 +44,14 @@ def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Findi
     who = subject_of(res.type, res.name, workload.namespace)
     for template in workload.templates:
         path = f"{spec_path(workload, template)}.tolerations"
-        tols = _tolerations(template.spec)
+        tols = dig(template.spec, "tolerations")
         if is_unknown(tols):
             yield unknown(res.urn, who, path, workload.namespace)
             continue
-        for i, tol in enumerate(tols):
-            key, operator = tol.get("key"), tol.get("operator")
-            if is_unknown(key) or is_unknown(operator):
+        # Entry by entry: an unknown one cannot hide a blanket toleration beside it.
+        for i, tol in enumerate(as_list(tols)):
+            key, operator = dig(tol, "key"), dig(tol, "operator")
+            if is_unknown(tol) or is_unknown(key) or is_unknown(operator):
                 yield unknown(res.urn, who, f"{path}[{i}]", workload.namespace)
             elif operator == "Exists" and not key:
                 yield Finding(res.urn, who, f"{path}[{i}]", "an empty key with operator Exists tolerates every "
@@ -82,6 +85,12 @@ def _own_taints(stack: StackView, cls: v.PoolClass) -> set[str]:
     return {taint_text(t) for t in own}
 
 
+def _unclassed_taints(stack: StackView) -> set[str]:
+    """Taints of pools whose class is unknown at preview: any class's own, maybe."""
+    return {taint_text(t) for ref in stack.pools if is_unknown(ref.view.pool_class) and not is_unknown(ref.view.taints)
+            for t in ref.view.taints}
+
+
 def _approved(stack: StackView, ref: WorkloadRef, taint: dict, settings: Settings) -> Tri:
     approvals = settings.toleration_approvals
     listed = approvals.get(f"{taint['key']}={taint['value']}", approvals.get(taint["key"]))
@@ -89,7 +98,9 @@ def _approved(stack: StackView, ref: WorkloadRef, taint: dict, settings: Setting
         return UNKNOWN if is_unknown(ref.namespace) else ref.namespace in listed
     if is_unknown(ref.pool_class):
         return UNKNOWN
-    return ref.pool_class is not None and taint_text(taint) in _own_taints(stack, ref.pool_class)
+    if ref.pool_class is not None and taint_text(taint) in _own_taints(stack, ref.pool_class):
+        return True
+    return UNKNOWN if ref.pool_class is not None and taint_text(taint) in _unclassed_taints(stack) else False
 
 
 def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[Finding]:

@@ -10,10 +10,10 @@ import math
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import containers, gpu_request, has_unknown_resources, init_containers
+from nodepools.inventory.podspec import CONTAINER_LISTS, container_list, gpu_request, has_unknown_resources
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
-from nodepools.placement.tri import Tri
+from nodepools.placement.tri import Tri, or3
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import meta_path, subject, templates
 from nodepools.policies.settings import Settings
@@ -74,6 +74,19 @@ def _qos_gap(resources: Any) -> Any:
     return "; ".join(gaps)
 
 
+def _qos_blocks(spec: Any, path: str) -> Any:
+    """(field, resources) of every block QoS reads, or UNKNOWN when the pod spec or its containers are."""
+    if is_unknown(spec):
+        return UNKNOWN
+    pod_level = dig(spec, "resources")
+    if pod_level or is_unknown(pod_level):  # PodLevelResources: only the pod's own block counts
+        return [(f"{path}.resources", pod_level)]
+    lists = {key: container_list(spec, key) for key in CONTAINER_LISTS}
+    if any(is_unknown(entries) for entries in lists.values()):
+        return UNKNOWN
+    return [(f"{path}.{key}[{i}].resources", c.get("resources")) for key, entries in lists.items() for i, c in entries]
+
+
 def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """resident and gpu-inference pods are Guaranteed: every container sets cpu and memory limits equal to requests."""
     for ref in stack.workloads:
@@ -81,14 +94,10 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
         if member is False:
             continue
         for template, path in templates(ref):
-            spec = template.spec
-            if spec.get("resources"):  # PodLevelResources: only the pod's own block counts
-                blocks = [(f"{path}.resources", spec["resources"])]
-            else:
-                blocks = [(f"{path}.initContainers[{i}].resources", c.get("resources"))
-                          for i, c in enumerate(init_containers(spec))]
-                blocks += [(f"{path}.containers[{i}].resources", c.get("resources"))
-                           for i, c in enumerate(containers(spec))]
+            blocks = _qos_blocks(template.spec, path)
+            if is_unknown(blocks):
+                yield unknown(ref.res.urn, subject(ref), path, ref.namespace, "its pod spec or containers are unknown")
+                continue
             for field, resources in blocks:
                 gap = _qos_gap(resources)
                 if is_unknown(gap):
@@ -98,18 +107,20 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
                                   "throttled before lower classes", "set cpu and memory limits equal to requests")
 
 
-def _has_gang(ref: WorkloadRef) -> bool:
+def _has_gang(ref: WorkloadRef) -> Tri:
+    """A gang label or native scheduling group is set (UNKNOWN when one could be, unseen)."""
     keys = (v.LABEL_KUEUE_QUEUE, v.LABEL_COSCHEDULING_POD_GROUP)
-    if any(ref.workload.label(k) is not None for k in keys):
-        return True
-    return any(dig(t.spec, f) is not None for t in ref.workload.templates for f in NATIVE_GANG_FIELDS)
+    found = [ref.workload.label(k) for k in keys]
+    found += [dig(t.spec, f) for t in ref.workload.templates for f in NATIVE_GANG_FIELDS]
+    return or3(UNKNOWN if is_unknown(x) else x is not None for x in found)
 
 
 def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A multi-pod GPU training workload uses Kueue, coscheduling or the native scheduling group."""
     for ref in stack.workloads:
         workload = ref.workload
-        if workload.kind not in GANG_KINDS or _has_gang(ref):
+        gang = _has_gang(ref)
+        if workload.kind not in GANG_KINDS or gang is True:
             continue
         gpu_custom = workload.kind in _GANG_CUSTOM and any(
             not has_unknown_resources(t.spec) and gpu_request(t.spec) > 0 for t in workload.templates)
@@ -120,6 +131,8 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
         field = "metadata.labels"
         if is_unknown(pods):
             yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
+        elif pods > 1 and is_unknown(gang):
+            yield unknown(ref.res.urn, subject(ref), field, ref.namespace, "its gang labels are unknown")
         elif pods > 1:
             yield _report(ref, member, field, f"{pods:g} pods of a GPU training job start one by one: a partial "
                           "gang holds GPUs while it waits for the rest",
@@ -151,7 +164,11 @@ def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Fi
             continue
         load = _load_seconds(ref, settings)
         for template, path in templates(ref):
-            for i, container in enumerate(containers(template.spec)):
+            entries = container_list(template.spec)
+            if is_unknown(entries):
+                yield unknown(ref.res.urn, subject(ref), f"{path}.containers", ref.namespace)
+                continue
+            for i, container in entries:
                 base = f"{path}.containers[{i}]"
                 if is_unknown(container.get("readinessProbe")):
                     yield unknown(ref.res.urn, subject(ref), f"{base}.readinessProbe", ref.namespace)
@@ -186,6 +203,8 @@ def check_topology_spread(stack: StackView, settings: Settings) -> Iterator[Find
         if member is False or ref.workload.kind not in REPLICATED_KINDS:
             continue
         pods = ref.workload.pod_count
+        if not is_unknown(pods) and pods <= 1:
+            continue
         for template, path in templates(ref):
             spread = dig(template.spec, "topologySpreadConstraints")
             anti = dig(template.spec, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
@@ -193,7 +212,7 @@ def check_topology_spread(stack: StackView, settings: Settings) -> Iterator[Find
                 continue
             if is_unknown(spread) or is_unknown(anti) or is_unknown(pods):
                 yield unknown(ref.res.urn, subject(ref), f"{path}.topologySpreadConstraints", ref.namespace)
-            elif pods > 1:
+            else:
                 yield _report(ref, member, f"{path}.topologySpreadConstraints",
                               f"{pods:g} replicas with no spread can all land on one node or zone",
                               "add topologySpreadConstraints with maxSkew 1 over topology.kubernetes.io/zone "

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any, Iterable
 
 from nodepools.inventory.pools import PoolView
-from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, str_map
+from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
 from nodepools.placement import PlacementReport, analyze
 from nodepools.placement.stack import Stack, read_stack
@@ -35,8 +35,9 @@ class PoolRef:
 @dataclass(frozen=True)
 class NamespaceRef:
     res: Res
-    key: str  # metadata.name, or "<pulumi name>" when auto-named
+    key: str  # metadata.name, or "<pulumi name>" when auto-named or unknown
     labels: Any  # dict or UNKNOWN
+    name_unknown: bool = False  # metadata.name is set but unknown at preview: it may be any literal name
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,19 @@ class StackView:
             name = res.k8s_name
             key = name if isinstance(name, str) else f"<{res.name}>"
             meta = res.props.get("metadata")
-            labels = UNKNOWN if is_unknown(meta) or is_unknown(as_dict(meta).get("labels")) \
-                else str_map(as_dict(meta).get("labels"))
-            out[key] = NamespaceRef(res, key, labels)
+            out[key] = NamespaceRef(res, key, known_str_map(dig(meta, "labels")), is_unknown(dig(meta, "name")))
         return out
+
+    def may_hold(self, type_: str, ref: NamespaceRef) -> bool:
+        """Some resource of ``type_`` may live in ``ref`` though preview cannot place it
+        there: its own namespace is unknown, or ``ref``'s name is unknown and the
+        resource names a namespace no other Namespace of the stack has."""
+        others = {k for k, n in self.namespaces.items() if n is not ref}
+        for res in self.of_type(type_):
+            namespace = self.namespace_of(res)
+            if is_unknown(namespace) or (ref.name_unknown and namespace not in others and namespace != ref.key):
+                return True
+        return False
 
     def namespace_of(self, res: Res) -> Any:
         """The namespace key of a namespaced resource, or UNKNOWN."""
@@ -109,12 +119,13 @@ class StackView:
         return [r for r in self.of_type(type_) if self.namespace_of(r) == key]
 
     def namespace_class_label(self, key: Any) -> Any:
-        """The namespace's ``nodepools.io/workload-class`` label: a string, None, or UNKNOWN."""
+        """The namespace's ``nodepools.io/workload-class`` label: a string, None, or UNKNOWN
+        (also when a Namespace of the stack whose name is unknown may be this one)."""
         if is_unknown(key):
             return UNKNOWN
         ref = self.namespaces.get(key)
         if ref is None:
-            return None
+            return UNKNOWN if any(n.name_unknown for n in self.namespaces.values()) else None
         return UNKNOWN if is_unknown(ref.labels) else ref.labels.get(v.LABEL_WORKLOAD_CLASS)
 
     # --- workloads ------------------------------------------------------------
