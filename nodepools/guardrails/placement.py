@@ -1,25 +1,13 @@
 """Tolerations and node selection for add-ons, derived from pool taints and labels."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 from nodepools.spec.cluster import ClusterPools
-from nodepools.spec.pool import Taint
+from nodepools.spec.contract import tolerations_for
 from nodepools.vocabulary import LABEL_POOL
 
-
-def tolerations_for(taints: Iterable[Taint]) -> list[dict[str, Any]]:
-    """One toleration per distinct taint, matching exactly that taint (key, value,
-    effect): never a blanket ``Exists`` on an empty key (design.md no-blanket-tolerations)."""
-    out: list[dict[str, Any]] = []
-    for taint in taints:
-        toleration: dict[str, Any] = {"key": taint.key, "operator": "Equal", "value": taint.value,
-                                      "effect": taint.effect.value}
-        if not taint.value:
-            toleration = {"key": taint.key, "operator": "Exists", "effect": taint.effect.value}
-        if toleration not in out:
-            out.append(toleration)
-    return out
+__all__ = ["system_placement", "tolerations_for"]
 
 
 def system_placement(cluster: ClusterPools) -> dict[str, Any]:

@@ -7,12 +7,12 @@ them from a stack output.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import Any, Iterable, TYPE_CHECKING
 
 from nodepools import vocabulary as v
 
 if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec
+    from nodepools.spec.pool import PoolSpec, Taint
 
 
 @dataclass(frozen=True)
@@ -26,18 +26,24 @@ class WorkloadContract:
                 "nodeSelector": self.node_selector}
 
 
-def workload_contract(pool: "PoolSpec") -> WorkloadContract:
-    """Tolerations exactly for the pool's hard taints (Equal, with value: never a
-    blanket ``Exists``) and a required node affinity pinning the pod to this pool
-    by its ``nodepools.io/pool`` label."""
-    tolerations = []
-    for taint in pool.node_taints:
-        if taint.effect.value not in v.HARD_TAINT_EFFECTS:
-            continue
+def tolerations_for(taints: Iterable["Taint"]) -> list[dict[str, str]]:
+    """One toleration per distinct taint, matching exactly that taint (key, value,
+    effect; ``Exists`` only for a taint without value, and always on its own key):
+    never a blanket toleration (design.md ``no-blanket-tolerations``)."""
+    out: list[dict[str, str]] = []
+    for taint in taints:
         toleration = {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect.value}
         if not taint.value:
             toleration = {"key": taint.key, "operator": "Exists", "effect": taint.effect.value}
-        tolerations.append(toleration)
+        if toleration not in out:
+            out.append(toleration)
+    return out
+
+
+def workload_contract(pool: "PoolSpec") -> WorkloadContract:
+    """Tolerations exactly for the pool's hard taints and a required node affinity
+    pinning the pod to this pool by its ``nodepools.io/pool`` label."""
+    tolerations = tolerations_for(t for t in pool.node_taints if t.effect.value in v.HARD_TAINT_EFFECTS)
     affinity = {
         "requiredDuringSchedulingIgnoredDuringExecution": {
             "nodeSelectorTerms": [
