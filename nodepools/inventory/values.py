@@ -44,11 +44,19 @@ def is_unknown(value: Any) -> bool:
 
 def plain(value: Any) -> Any:
     """Deep-convert proxies, pulumi ``Unknown`` objects and sentinel strings."""
-    if value is UNKNOWN:
+    kind = type(value)
+    # Exact-type fast paths first: the pack converts every resource per stack pass.
+    if kind is dict:
+        return {k if type(k) is str else str(k): plain(v) for k, v in value.items()}
+    if kind is list:
+        return [plain(v) for v in value]
+    if kind is str:
+        return UNKNOWN if value in _UNKNOWN_STRINGS else value
+    if kind in (float, int, bool) or value is None or value is UNKNOWN:
         return value
     if isinstance(value, str):
         return UNKNOWN if value in _UNKNOWN_STRINGS else value
-    if type(value).__name__ == "Unknown" and type(value).__module__.startswith("pulumi"):
+    if kind.__name__ == "Unknown" and kind.__module__.startswith("pulumi"):
         return UNKNOWN
     if isinstance(value, (_policy_proxy._DictProxy, _policy_proxy._ListProxy)):
         # The proxies raise on reading an unknown; their raw target does not.
