@@ -8,7 +8,7 @@ runs on the batch pool only (its contract), never on resident nodes.
 import pulumi
 import pulumi_kubernetes as k8s
 
-from nodepools.spec import PoolSpec, workload_contract
+from nodepools.components.contract import pool_contract
 from nodepools.vocabulary import (ANNOTATION_CHECKPOINT_INTERVAL, LABEL_KUEUE_QUEUE, LABEL_WORKLOAD_CLASS,
                                   PRIORITY_CLASS_NAMES, PoolClass)
 
@@ -17,17 +17,7 @@ namespace = config.get("namespace") or "batch"
 name = "nightly-report"
 
 
-def pool_contract() -> pulumi.Output:
-    """Tolerations + required node affinity of the pool, from the platform stack or the pool's spec."""
-    platform = config.get("platformStack")
-    if platform:
-        pool_name = config.require_object("pool")["name"]
-        pools = pulumi.StackReference(platform).require_output("pools")
-        return pools.apply(lambda p: p[pool_name]["contract"])
-    return pulumi.Output.from_input(workload_contract(PoolSpec.model_validate(config.require_object("pool"))).as_dict())
-
-
-contract = pool_contract()
+contract = pool_contract(config.require_object("pool"), config.get("platformStack"))
 labels = {"app": name, LABEL_WORKLOAD_CLASS: PoolClass.BATCH.value}
 requests = {"cpu": "2", "memory": "4Gi"}
 

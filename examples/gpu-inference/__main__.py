@@ -9,7 +9,7 @@ import math
 import pulumi
 import pulumi_kubernetes as k8s
 
-from nodepools.spec import PoolSpec, workload_contract
+from nodepools.components.contract import pool_contract
 from nodepools.vocabulary import (ANNOTATION_MODEL_LOAD_SECONDS, GPU_RESOURCE, LABEL_WORKLOAD_CLASS,
                                   PRIORITY_CLASS_NAMES, PoolClass)
 
@@ -20,17 +20,7 @@ namespace = config.get("namespace") or "inference"
 app = "llm-server"
 
 
-def pool_contract() -> pulumi.Output:
-    """Tolerations + required node affinity of the pool, from the platform stack or the pool's spec."""
-    platform = config.get("platformStack")
-    if platform:
-        pool_name = config.require_object("pool")["name"]
-        pools = pulumi.StackReference(platform).require_output("pools")
-        return pools.apply(lambda p: p[pool_name]["contract"])
-    return pulumi.Output.from_input(workload_contract(PoolSpec.model_validate(config.require_object("pool"))).as_dict())
-
-
-contract = pool_contract()
+contract = pool_contract(config.require_object("pool"), config.get("platformStack"))
 
 # Probes sized to model load (design.md, policy model-load-probes): the startup probe's
 # budget (periodSeconds x failureThreshold) must outlast the load, with 50% headroom for

@@ -12,7 +12,7 @@
 import pulumi
 import pulumi_kubernetes as k8s
 
-from nodepools.spec import PoolSpec, workload_contract
+from nodepools.components.contract import pool_contract
 from nodepools.vocabulary import (ANNOTATION_CHECKPOINT_INTERVAL, ANNOTATION_SAFE_TO_EVICT, GPU_RESOURCE,
                                   LABEL_KUEUE_QUEUE, LABEL_WORKLOAD_CLASS, PRIORITY_CLASS_NAMES, PoolClass)
 
@@ -23,17 +23,7 @@ gpus = config.get_int("gpusPerWorker") or 1
 name = "llm-finetune"
 
 
-def pool_contract() -> pulumi.Output:
-    """Tolerations + required node affinity of the pool, from the platform stack or the pool's spec."""
-    platform = config.get("platformStack")
-    if platform:
-        pool_name = config.require_object("pool")["name"]
-        pools = pulumi.StackReference(platform).require_output("pools")
-        return pools.apply(lambda p: p[pool_name]["contract"])
-    return pulumi.Output.from_input(workload_contract(PoolSpec.model_validate(config.require_object("pool"))).as_dict())
-
-
-contract = pool_contract()
+contract = pool_contract(config.require_object("pool"), config.get("platformStack"))
 labels = {"app": name, LABEL_WORKLOAD_CLASS: PoolClass.GPU_TRAINING.value}
 # One worker per g6.12xlarge: all 4 GPUs, and cpu/memory that fit after the system reservation.
 resources = {"cpu": "40", "memory": "160Gi", GPU_RESOURCE: str(gpus)}

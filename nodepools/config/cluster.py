@@ -15,6 +15,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from nodepools.backends.gcp.context import PROJECT_ID
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
@@ -22,7 +23,6 @@ from nodepools.spec.model import StrictModel
 _EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 _GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _AWS_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-_GCP_PROJECT = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SG = re.compile(r"^sg-[0-9a-f]{8,17}$")
@@ -180,7 +180,7 @@ class GkeClusterConfig(_Cluster):
     def _check(self) -> "GkeClusterConfig":
         problems = Problems()
         self._common(problems, _GKE_NAME, "1-40 lowercase letters, digits or '-', starting with a letter")
-        if not _GCP_PROJECT.match(self.project):
+        if not PROJECT_ID.match(self.project):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
         _check_cidrs(problems, "master_authorized_cidrs", self.master_authorized_cidrs)

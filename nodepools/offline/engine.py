@@ -72,12 +72,25 @@ class Invoke:
 
 
 @dataclass
+class Read:
+    """A resource read rather than managed (``get`` methods, StackReference)."""
+
+    urn: str
+    type: str
+    name: str
+    id: str
+    parent: str
+    inputs: dict[str, Any]
+
+
+@dataclass
 class Run:
     """The outcome of one offline run."""
 
     stack_urn: str = ""
     resources: list[Registration] = field(default_factory=list)
     invokes: list[Invoke] = field(default_factory=list)
+    reads: list[Read] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[tuple[str, str]] = field(default_factory=list)
 
@@ -152,6 +165,14 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         )
         with self._lock:
             self._run.resources.append(registration)
+        return response
+
+    def ReadResource(self, request):  # noqa: N802 - gRPC method name
+        response = super().ReadResource(request)
+        read = Read(urn=response.urn, type=request.type, name=request.name, id=request.id, parent=request.parent,
+                    inputs=rpc.deserialize_properties(request.properties, keep_unknowns=True))
+        with self._lock:
+            self._run.reads.append(read)
         return response
 
     def RegisterResourceOutputs(self, request):  # noqa: N802 - gRPC method name

@@ -16,7 +16,7 @@ from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
 from nodepools.spec.errors import Problems
 
-_PROJECT = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 _ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
@@ -69,7 +69,7 @@ class GkeContext(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> "GkeContext":
         problems = Problems()
-        if not _PROJECT.match(self.project):
+        if not PROJECT_ID.match(self.project):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
         if not (_REGION.match(self.location) or _ZONE.match(self.location)):
