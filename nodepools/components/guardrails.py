@@ -16,15 +16,17 @@ import pulumi_kubernetes as k8s
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
 from nodepools.guardrails.checks import guardrail_problems
 from nodepools.guardrails.plan import GuardrailsPlan, build_plan
-from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
 
 
 def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: Problems,
-                   root: tuple[str | int, ...] = ()) -> None:
-    """Problems of the arguments the cloud's add-ons need (the region, the cloud itself)."""
+                   root: tuple[str | int, ...] = (), spec: GuardrailsSpec | None = None,
+                   spec_root: tuple[str | int, ...] = ("spec",)) -> None:
+    """Problems of the arguments the cloud's add-ons need (the region, the cloud
+    itself, an autoscaler release for the cluster's Kubernetes version)."""
     if cluster.cloud is not cloud:
         problems.add(root + ("cloud",), f"cloud {cloud.value!r} differs from the pools' cloud "
                      f"{cluster.cloud.value!r}", cloud.value)
@@ -32,6 +34,11 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
     if addons.cluster_autoscaler and addons.autoscaler_region_value and region is None:
         problems.add(root + ("region",), f"cluster-autoscaler on {cloud.value} needs the cluster's region (its "
                      "chart otherwise defaults to us-east-1 and would find no node groups)", None)
+    if addons.cluster_autoscaler and spec is not None and spec.autoscaler_image is None:
+        problems.add(spec_root + ("charts", "cluster_autoscaler_image"), "no cluster-autoscaler release is known "
+                     f"for Kubernetes {spec.kubernetes_version} (known: "
+                     f"{', '.join(sorted(AUTOSCALER_IMAGE_BY_KUBERNETES))}); set the image tag of the autoscaler "
+                     f"release for {spec.kubernetes_version} (v{spec.kubernetes_version}.PATCH)", None)
 
 
 class Guardrails(pulumi.ComponentResource):
@@ -52,7 +59,7 @@ class Guardrails(pulumi.ComponentResource):
                  autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None) -> None:
         problems = Problems()
-        addon_problems(Cloud(cloud), pools, region, problems)
+        addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
         guardrail_problems(spec, pools.pools, problems, ("spec",))
         problems.raise_if_any("Guardrails")
         plan = build_plan(pools, spec, cluster_name, region, autoscaler_role_arn)

@@ -113,7 +113,8 @@ class Platform(pulumi.ComponentResource):
             except ValidationError as err:
                 _absorb(problems, err, ("pools", i))
         if cluster_pools is not None:
-            addon_problems(cluster.cloud, cluster_pools, region, problems)
+            addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
+                           spec_root=("guardrails",))
         if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
             try:
                 cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)

@@ -60,7 +60,7 @@ def autoscaler_values(cluster: ClusterPools, spec: GuardrailsSpec, addons: Cloud
             "tags": [CA_TAG_ENABLED, CA_TAG_CLUSTER_PREFIX + "{{ .Values.autoDiscovery.clusterName }}"],
         },
         "fullnameOverride": RELEASE_NAME,
-        "image": {"tag": spec.charts.cluster_autoscaler_image},
+        "image": {"tag": spec.autoscaler_image},
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT, "annotations": annotations}},
         "priorityClassName": PRIORITY_CLASS_SYSTEM_CLUSTER_CRITICAL,
         **system_placement(cluster),

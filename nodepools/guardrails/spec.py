@@ -45,14 +45,22 @@ class KueueMode(str, Enum):
     OFF = "off"
 
 
+# cluster-autoscaler is released per Kubernetes minor and supports that minor only
+# (kubernetes/autoscaler README, "Releases"): the image follows the cluster's version.
+# Latest patches per the autoscaler releases page as of 2026-07 (also mapped in
+# aws-ia/terraform-aws-eks-blueprints-addons #516). No 1.36 release is known here.
+AUTOSCALER_IMAGE_BY_KUBERNETES = {"1.32": "v1.32.5", "1.33": "v1.33.5", "1.34": "v1.34.4", "1.35": "v1.35.1"}
+
+
 class ChartVersions(_Strict):
     """Pinned add-on versions (kubernetes-facts.md section 0). Defaults: NVIDIA
-    device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0 with image v1.35.0,
-    Kueue chart 0.19.2."""
+    device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0, Kueue chart 0.19.2;
+    ``cluster_autoscaler_image`` None takes the autoscaler release of the cluster's
+    Kubernetes minor (``AUTOSCALER_IMAGE_BY_KUBERNETES``)."""
 
     nvidia_device_plugin: str = "0.20.0"
     cluster_autoscaler: str = "9.59.0"
-    cluster_autoscaler_image: str = "v1.35.0"
+    cluster_autoscaler_image: str | None = None
     kueue: str = "0.19.2"
 
     @model_validator(mode="after")
@@ -63,7 +71,7 @@ class ChartVersions(_Strict):
             if not _CHART_VERSION.match(value):
                 problems.add(field, f"chart version {value!r} must be an exact version MAJOR.MINOR.PATCH "
                              "(ranges would let an add-on change under a running cluster)", value)
-        if not _IMAGE_TAG.match(self.cluster_autoscaler_image):
+        if self.cluster_autoscaler_image is not None and not _IMAGE_TAG.match(self.cluster_autoscaler_image):
             problems.add("cluster_autoscaler_image", f"image tag {self.cluster_autoscaler_image!r} must look like "
                          "vMAJOR.MINOR.PATCH", self.cluster_autoscaler_image)
         problems.raise_if_any("ChartVersions")
@@ -171,6 +179,12 @@ class GuardrailsSpec(_Strict):
             seen.setdefault(name, pool_class)
         problems.raise_if_any("GuardrailsSpec")
         return self
+
+    @property
+    def autoscaler_image(self) -> str | None:
+        """The cluster-autoscaler image tag: the explicit one, else the release of the
+        cluster's Kubernetes minor; None when neither is known."""
+        return self.charts.cluster_autoscaler_image or AUTOSCALER_IMAGE_BY_KUBERNETES.get(self.kubernetes_version)
 
     @property
     def namespace_names(self) -> dict[PoolClass, str]:

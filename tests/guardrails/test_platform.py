@@ -139,3 +139,22 @@ def test_an_identity_the_target_refuses_stops_before_anything_registers(aws_pool
         "role: give the cluster's IAM OIDC provider ARN and issuer URL"]
     # Only the program's own Kubernetes provider, created before the Platform: not even the component.
     assert [r.type for r in run.resources] == ["pulumi:providers:kubernetes"]
+
+
+def test_eks_on_a_kubernetes_version_without_a_known_autoscaler_release_needs_an_explicit_image(aws_pools):
+    cluster = EksCluster("prod", ["subnet-a"], node_security_group_ids=["sg-0123456789abcdef0"],
+                         oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/X",
+                         oidc_issuer_url="https://oidc.eks.us-west-2.amazonaws.com/id/X")
+    args = {"pools": aws_pools, "region": "us-west-2", "guardrails": {"kubernetes_version": "1.36"}}
+    assert rejected(platform_program(cluster, args)) == [
+        "guardrails.charts.cluster_autoscaler_image: no cluster-autoscaler release is known for Kubernetes 1.36 "
+        "(known: 1.32, 1.33, 1.34, 1.35); set the image tag of the autoscaler release for 1.36 (v1.36.PATCH)"]
+    pinned = {**args, "guardrails": {"kubernetes_version": "1.36", "charts": {"cluster_autoscaler_image": "v1.36.0"}}}
+    run = run_program(platform_program(cluster, pinned))
+    assert ca_values(run)["image"] == {"tag": "v1.36.0"}
+
+
+def test_gke_needs_no_autoscaler_image_on_any_version(gcp_pools):
+    cluster = GkeCluster("main", location="us-central1", project="my-project")
+    run = run_program(platform_program(cluster, {"pools": gcp_pools, "guardrails": {"kubernetes_version": "1.36"}}))
+    assert len(run.of_type(v.TYPE_GKE_NODE_POOL)) == 4
