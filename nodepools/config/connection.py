@@ -25,3 +25,15 @@ class ClusterConnection:
     provider: k8s.Provider
     cluster: pulumi.CustomResource | None
     outputs: dict[str, Any] = field(default_factory=dict)
+
+
+def kubernetes_provider(cluster_name: str, opts: pulumi.ResourceOptions | None, *, kubeconfig: Any = None,
+                        context: str | None = None,
+                        cluster: pulumi.Resource | None = None) -> k8s.Provider:
+    """The stack's Kubernetes provider (``<cluster>-k8s``, server-side apply): the
+    deployer's kubeconfig ``context`` when given, else ``kubeconfig``; it waits for
+    ``cluster`` when the stack created it."""
+    if cluster is not None:
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[cluster]))
+    source = {"context": context} if context is not None else {"kubeconfig": kubeconfig}
+    return k8s.Provider(f"{cluster_name}-k8s", enable_server_side_apply=True, opts=opts, **source)

@@ -15,11 +15,10 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
-import pulumi_kubernetes as k8s
 
 from nodepools.backends.aws import EksCluster
 from nodepools.config.cluster import EksClusterConfig
-from nodepools.config.connection import ClusterConnection
+from nodepools.config.connection import ClusterConnection, kubernetes_provider
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 STS_AUDIENCE = "sts.amazonaws.com"
@@ -142,8 +141,7 @@ def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
     ca_data = cluster.certificate_authority.apply(lambda ca: ca.data if ca else None)
     config_json = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
         lambda args: kubeconfig(args[0], config.region, args[1], args[2]))
-    provider = k8s.Provider(f"{name}-k8s", kubeconfig=config_json, enable_server_side_apply=True,
-                            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[cluster])))
+    provider = kubernetes_provider(name, opts, kubeconfig=config_json, cluster=cluster)
     # EKS attaches this group to nodes only when their launch template names none;
     # ours always names groups (to refuse public IPs), so it is passed on.
     target = eks_target(config, cluster.name, oidc.arn, issuer, cluster.vpc_config.apply(_cluster_security_group))
@@ -156,13 +154,8 @@ def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
 
 def _attach(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
     name = config.name
-    if config.kubeconfig_context is not None:
-        provider = k8s.Provider(f"{name}-k8s", context=config.kubeconfig_context, enable_server_side_apply=True,
-                                opts=opts)
-    else:
-        provider = k8s.Provider(
-            f"{name}-k8s", enable_server_side_apply=True, opts=opts,
-            kubeconfig=kubeconfig(name, config.region, config.endpoint or "", config.certificate_authority_data or ""))
+    provider = kubernetes_provider(name, opts, context=config.kubeconfig_context, kubeconfig=kubeconfig(
+        name, config.region, config.endpoint or "", config.certificate_authority_data or ""))
     target = eks_target(config, name, config.oidc_provider_arn, config.oidc_issuer_url)
     return ClusterConnection(target, provider, None, {
         "name": name, "cloud": "aws", "mode": "attach", "region": config.region, "endpoint": config.endpoint,

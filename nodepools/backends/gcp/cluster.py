@@ -13,12 +13,11 @@ from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
-import pulumi_kubernetes as k8s
 
 from nodepools.backends.gcp import GkeCluster
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.config.cluster import GkeClusterConfig
-from nodepools.config.connection import ClusterConnection
+from nodepools.config.connection import ClusterConnection, kubernetes_provider
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -96,8 +95,7 @@ def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
     ca_data = cluster.master_auth.apply(lambda auth: auth.cluster_ca_certificate if auth else None)
     config_json = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
         lambda args: kubeconfig(args[0], args[1], args[2]))
-    provider = k8s.Provider(f"{name}-k8s", kubeconfig=config_json, enable_server_side_apply=True,
-                            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[cluster])))
+    provider = kubernetes_provider(name, opts, kubeconfig=config_json, cluster=cluster)
     return ClusterConnection(gke_target(config, cluster.name), provider, cluster, {
         "name": cluster.name, "cloud": "gcp", "mode": "create", "project": config.project,
         "location": config.location, "endpoint": cluster.endpoint,
@@ -107,12 +105,8 @@ def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
 
 def _attach(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
     name = config.name
-    if config.kubeconfig_context is not None:
-        provider = k8s.Provider(f"{name}-k8s", context=config.kubeconfig_context, enable_server_side_apply=True,
-                                opts=opts)
-    else:
-        config_json = kubeconfig(name, config.endpoint or "", config.certificate_authority_data or "")
-        provider = k8s.Provider(f"{name}-k8s", kubeconfig=config_json, enable_server_side_apply=True, opts=opts)
+    provider = kubernetes_provider(name, opts, context=config.kubeconfig_context, kubeconfig=kubeconfig(
+        name, config.endpoint or "", config.certificate_authority_data or ""))
     return ClusterConnection(gke_target(config, name), provider, None, {
         "name": name, "cloud": "gcp", "mode": "attach", "project": config.project, "location": config.location,
         "endpoint": config.endpoint, "kubernetesVersion": config.kubernetes_version,
