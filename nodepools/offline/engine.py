@@ -21,6 +21,7 @@ are restored afterwards.
 from __future__ import annotations
 
 import gc
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -211,8 +212,6 @@ def run_program_capture(
     preview: bool = True,
 ) -> tuple[Run, BaseException | None]:
     """Like :func:`run_program` but returns ``(run, error)`` instead of raising."""
-    import json
-
     run = Run()
     outcome: dict[str, BaseException] = {}
     flat = {}
