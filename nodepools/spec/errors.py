@@ -14,6 +14,11 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 ERROR_TYPE = "nodepools_spec"
 
 
+def escape_template(text: str) -> str:
+    """PydanticCustomError formats ``{name}`` placeholders: make user text literal."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 class Problems:
     """Collects cross-field problems; ``raise_if_any`` raises them as one error."""
 
@@ -22,10 +27,8 @@ class Problems:
 
     def add(self, loc: tuple[str | int, ...] | str, message: str, value: Any = None) -> None:
         loc_tuple = (loc,) if isinstance(loc, str) else tuple(loc)
-        # PydanticCustomError formats {name} placeholders: escape user text.
-        safe = message.replace("{", "{{").replace("}", "}}")
         self._details.append(
-            InitErrorDetails(type=PydanticCustomError(ERROR_TYPE, safe), loc=loc_tuple, input=value)
+            InitErrorDetails(type=PydanticCustomError(ERROR_TYPE, escape_template(message)), loc=loc_tuple, input=value)
         )
 
     def __bool__(self) -> bool:

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from nodepools.spec.errors import escape_template
+
 
 def _reject_bool(value: Any) -> Any:
     if isinstance(value, bool):
@@ -20,10 +22,6 @@ def _reject_bool(value: Any) -> Any:
 
 # An int that refuses booleans (everything else as pydantic's int: 3.0 ok, 2.5 refused).
 WholeNumber = Annotated[int, BeforeValidator(_reject_bool)]
-
-
-def _escape(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
 
 
 class StrictModel(BaseModel):
@@ -47,6 +45,6 @@ class StrictModel(BaseModel):
                 if e["type"] == "extra_forbidden" and len(e["loc"]) == 1:
                     message = f"unknown field (allowed: {allowed})"
                 # ctx rides along (e.g. a union's bad tag) for callers that format their own messages.
-                details.append(InitErrorDetails(type=PydanticCustomError(e["type"], _escape(message), e.get("ctx")),
+                details.append(InitErrorDetails(type=PydanticCustomError(e["type"], escape_template(message), e.get("ctx")),
                                                 loc=tuple(e["loc"]), input=e.get("input")))
             raise ValidationError.from_exception_data(cls.__name__, details) from None
