@@ -51,12 +51,6 @@ def _region(cluster: ClusterTarget, args: PlatformArgs) -> Any:
     return args.region if args.region is not None else getattr(cluster, "region", None)
 
 
-def _absorb(problems: Problems, err: ValidationError, root: tuple[str | int, ...] = ()) -> None:
-    for item in err.errors(include_url=False):
-        message = item["msg"].removeprefix("Value error, ")
-        problems.add(root + tuple(item["loc"]), message, item.get("input"))
-
-
 class Platform(pulumi.ComponentResource):
     """Every pool of ``cluster`` (``NodePool`` components) and its ``Guardrails``.
 
@@ -105,13 +99,13 @@ class Platform(pulumi.ComponentResource):
         try:
             cluster_pools = ClusterPools(cloud=cluster.cloud, pools=args.pools)
         except ValidationError as err:
-            _absorb(problems, err)
+            problems.absorb(err)
             cluster_pools = None
         for i, pool in enumerate(args.pools):
             try:
                 cluster.check_pool(pool)
             except ValidationError as err:
-                _absorb(problems, err, ("pools", i))
+                problems.absorb(err, ("pools", i))
         if cluster_pools is not None:
             addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
                            spec_root=("guardrails",))
@@ -119,7 +113,7 @@ class Platform(pulumi.ComponentResource):
             try:
                 cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)
             except ValidationError as err:
-                _absorb(problems, err, ("cluster",))
+                problems.absorb(err, ("cluster",))
         problems.raise_if_any("Platform")
         assert cluster_pools is not None
         return cluster_pools

@@ -20,7 +20,7 @@ from nodepools.components.platform import Platform, PlatformArgs
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
-from nodepools.spec.errors import Problems, dotted
+from nodepools.spec.errors import Problems, dotted, message_of
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
@@ -98,14 +98,8 @@ def absorb(problems: Problems, build: Any, prefix: tuple[str | int, ...] = ()) -
     try:
         return build()
     except ValidationError as err:
-        for item in err.errors(include_url=False):
-            problems.add(prefix + tuple(item["loc"]), _message(item), item.get("input"))
+        problems.absorb(err, prefix)
         return None
-
-
-def _message(item: Mapping[str, Any]) -> str:
-    msg = str(item["msg"])
-    return msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
 
 
 def config_path(loc: tuple[str | int, ...]) -> str:
@@ -121,7 +115,7 @@ def config_path(loc: tuple[str | int, ...]) -> str:
 def _describe(err: ValidationError) -> list[str]:
     lines = []
     for item in err.errors(include_url=False):
-        loc, msg = tuple(item["loc"]), _message(item)
+        loc, msg = tuple(item["loc"]), message_of(item)
         if item["type"] in ("union_tag_invalid", "union_tag_not_found"):
             got = (item.get("ctx") or {}).get("tag", "nothing")
             loc, msg = loc + ("cloud",), f"cloud must be one of: {', '.join(c.value for c in Cloud)} (got {got})"

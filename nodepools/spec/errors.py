@@ -6,7 +6,7 @@ models get their location prefixed by pydantic itself (``pools.2.min_nodes``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from pydantic import ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -31,6 +31,11 @@ class Problems:
             InitErrorDetails(type=PydanticCustomError(ERROR_TYPE, escape_template(message)), loc=loc_tuple, input=value)
         )
 
+    def absorb(self, err: ValidationError, prefix: tuple[str | int, ...] = ()) -> None:
+        """Take every problem of ``err``, its location prefixed by ``prefix``."""
+        for item in err.errors(include_url=False):
+            self.add(prefix + tuple(item["loc"]), message_of(item), item.get("input"))
+
     def __bool__(self) -> bool:
         return bool(self._details)
 
@@ -52,12 +57,11 @@ def dotted(loc: tuple[str | int, ...], root: str = "") -> str:
     return out or "(root)"
 
 
+def message_of(item: Mapping[str, Any]) -> str:
+    """An error item's message without pydantic's ``Value error, `` prefix."""
+    return str(item["msg"]).removeprefix("Value error, ")
+
+
 def describe(err: ValidationError, root: str = "") -> list[str]:
     """Human lines ``path: message`` for every problem in ``err``."""
-    lines = []
-    for item in err.errors(include_url=False):
-        msg = item["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
-        lines.append(f"{dotted(tuple(item['loc']), root)}: {msg}")
-    return lines
+    return [f"{dotted(tuple(item['loc']), root)}: {message_of(item)}" for item in err.errors(include_url=False)]
