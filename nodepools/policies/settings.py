@@ -150,7 +150,6 @@ def parse_settings(policy: str, own_keys: tuple[str, ...], config: Mapping[str, 
     try:
         settings = Settings.model_validate({k: v for k, v in config.items() if k in allowed})
     except ValidationError as error:
-        for item in error.errors(include_url=False):
-            problems.add(tuple(item["loc"]), item["msg"].removeprefix("Value error, "), item.get("input"))
+        problems.absorb(error)
     problems.raise_if_any(f"policy {policy!r} config")
     return settings
