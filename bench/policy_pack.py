@@ -27,6 +27,7 @@ from bench.workloads import workloads_program
 
 NAME = "3 policy pack"
 TARGET = 1.5
+PACK_DIR = ROOT / "policy"
 NOOP_PACK = ROOT / "bench" / "noop_pack"
 GC_DEFAULT = ROOT / "bench" / "gc_default"  # a sitecustomize that undoes the pack's collector tuning
 
@@ -59,7 +60,7 @@ def _peak_rss_kib(runner) -> int:
 
 
 def run(settings) -> list[Row]:
-    from nodepools.offline.analyzer import DEFAULT_PACK_DIR, PackResource
+    from nodepools.offline.analyzer import PackResource
     from nodepools.offline.engine import run_program
     from nodepools.policies.registry import POLICIES
 
@@ -68,10 +69,10 @@ def run(settings) -> list[Row]:
     scopes = Counter(p.scope for p in POLICIES)
     with ExitStack() as stack:
         packs = {
-            "real": _start(stack, DEFAULT_PACK_DIR),
+            "real": _start(stack, PACK_DIR),
             "floor": _start(stack, NOOP_PACK),
             "sdk": _start(stack, NOOP_PACK, f"{scopes['resource']},{scopes['stack']}"),
-            "untuned": _start(stack, DEFAULT_PACK_DIR, gc_default=True),
+            "untuned": _start(stack, PACK_DIR, gc_default=True),
         }
         passes: dict[str, list[float]] = {name: [] for name in packs}
         diagnostics = []

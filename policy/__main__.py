@@ -3,17 +3,13 @@
 Only builds the pack: constructing ``PolicyPack`` starts the Analyzer gRPC
 server, prints its port and blocks, so nothing may import this module. The
 rules live in ``nodepools.policies`` (importable, for teams assembling their
-own pack); the repository root goes on ``sys.path`` so a checkout runs as is.
+own pack), installed into the pack's own environment.
 """
 import gc
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pulumi_policy import EnforcementLevel, PolicyPack
 
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
-
-from nodepools.policies.pack import PACK_NAME, policies  # noqa: E402
+from nodepools.policies.pack import PACK_NAME, policies
 
 # pulumi_policy deserialises every resource again for each policy, allocating many
 # short-lived containers; with CPython's default collector thresholds, collections

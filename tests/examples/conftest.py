@@ -28,5 +28,5 @@ def platform_run():
 def policy_pack():
     """The real pack (policy/), running as the engine runs it, shared by the session."""
     from nodepools.offline.analyzer import PolicyPackRunner
-    with PolicyPackRunner(stack="aws-dev") as runner:
+    with PolicyPackRunner(pack_dir=EXAMPLES.parent / "policy", stack="aws-dev") as runner:
         yield runner

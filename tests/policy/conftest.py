@@ -12,7 +12,7 @@ from nodepools.offline.analyzer import PolicyPackRunner  # noqa: E402
 
 @pytest.fixture(scope="session")
 def pack():
-    runner = PolicyPackRunner().start()
+    runner = PolicyPackRunner(pack_dir=Path(__file__).resolve().parents[2] / "policy").start()
     yield runner
     runner.close()
 

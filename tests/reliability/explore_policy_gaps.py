@@ -24,7 +24,7 @@ from nodepools.offline.analyzer import UNKNOWN_WIRE  # noqa: E402
 
 from fuzz_mutations import get_path, pod_spec_paths, set_path  # noqa: E402
 from fuzz_stack import base_stack  # noqa: E402
-from test_policy_fuzz import FuzzRunner, _about  # noqa: E402
+from test_policy_fuzz import PACK_DIR, FuzzRunner, _about  # noqa: E402
 
 MALFORMED = {"delete": "<delete>", "null": None, "unknown": UNKNOWN_WIRE, "list": [1], "str": "x", "num": 1.0}
 
@@ -71,7 +71,7 @@ def unknowns(pack, stack, cloud):
 
 
 def main() -> None:
-    with FuzzRunner() as pack:
+    with FuzzRunner(pack_dir=PACK_DIR) as pack:
         pack.configure()
         print("== malformed pod structure, no verdict")
         malformed(pack, base_stack("gcp"))

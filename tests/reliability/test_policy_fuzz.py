@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -40,6 +41,9 @@ EXCEPTION_TEXT = re.compile(
     r"can't multiply sequence|argument of type|index out of range|maximum recursion|takes \d+ positional")
 
 
+PACK_DIR = Path(__file__).resolve().parents[2] / "policy"
+
+
 class FuzzRunner(PolicyPackRunner):
     """Calls ``Analyze`` only for the damaged resources (the rest of the stack is the
     compliant base, whose per-resource verdicts never change) and ``AnalyzeStack``
@@ -64,7 +68,7 @@ class FuzzRunner(PolicyPackRunner):
 
 @pytest.fixture(scope="module")
 def pack():
-    runner = FuzzRunner().start()
+    runner = FuzzRunner(pack_dir=PACK_DIR).start()
     runner.configure()  # every policy at its default level and config
     yield runner
     runner.close()

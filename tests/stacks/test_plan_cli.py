@@ -116,7 +116,8 @@ def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config):
     program.mkdir()
     (program / "__main__.py").write_text(BAD_WORKLOAD.format(program=str(STACKS_DIR / "__main__.py")))
     project = project_with(tmp_path, "gated", stack_config("aws-dev"), main=program)
-    code, plan = plan_json(capsys, "--stack", "gated", "--project-dir", str(project))
+    code, plan = plan_json(capsys, "--stack", "gated", "--project-dir", str(project),
+                           "--policy-pack", str(STACKS_DIR.parent / "policy"))
     assert (code, plan["error"], plan["result"]) == (1, None, "mandatory policy violated")
     found = {(v["policy"], v["enforcement"], v["resource"]) for v in plan["policy"]["violations"]}
     assert ("no-blanket-tolerations", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from nodepools.inventory.values import is_unknown
-from nodepools.offline.analyzer import DEFAULT_PACK_DIR, PackError, PolicyPackRunner
+from nodepools.offline.analyzer import PackError, PolicyPackRunner
 from nodepools.placement import analyze
 from nodepools.placement.report import markdown, matrix
 from nodepools.plan.run import StackRun
@@ -25,8 +25,8 @@ def _plain(value: Any) -> Any:
 
 
 def pack_dir_for(stack_run: StackRun, pack_dir: Path | None = None) -> Path | None:
-    """The pack to run: ``pack_dir``, else the project's ``policy/``, else this checkout's."""
-    for candidate in (pack_dir, stack_run.project.root / "policy", DEFAULT_PACK_DIR):
+    """The pack to run: ``pack_dir``, else the project's ``policy/``."""
+    for candidate in (pack_dir, stack_run.project.root / "policy"):
         if candidate is not None and (Path(candidate) / "PulumiPolicy.yaml").is_file():
             return Path(candidate)
     return None

@@ -37,14 +37,13 @@ from nodepools.offline.engine import Registration, Run
 from nodepools.offline.analyzer_wire import (UNKNOWN_WIRE, Diagnostic, PackConfigError, PackError, PackInfo,
                                              PackResource, PolicyInfo, policy_info, reconcile, urn_for)
 
-DEFAULT_PACK_DIR = Path(__file__).resolve().parents[2] / "policy"
 # The pack never dials the engine; the CLI passes its host address here.
 ENGINE_ADDRESS = "127.0.0.1:0"
 _LEVELS = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "remediate": proto.REMEDIATE,
            "disabled": proto.DISABLED}
 _LEVEL_NAMES = {value: name for name, value in _LEVELS.items()}
 
-__all__ = ["DEFAULT_PACK_DIR", "UNKNOWN_WIRE", "Diagnostic", "PackConfigError", "PackError", "PackInfo",
+__all__ = ["UNKNOWN_WIRE", "Diagnostic", "PackConfigError", "PackError", "PackInfo",
            "PackResource", "PolicyInfo", "PolicyPackRunner", "run_pack", "urn_for"]
 
 
@@ -52,7 +51,7 @@ __all__ = ["DEFAULT_PACK_DIR", "UNKNOWN_WIRE", "Diagnostic", "PackConfigError", 
 class PolicyPackRunner:
     """One running pack process. Use as a context manager or call ``start``/``close``."""
 
-    pack_dir: Path = DEFAULT_PACK_DIR
+    pack_dir: Path
     python: str = sys.executable
     project: str = "nodepools"
     stack: str = "dev"
