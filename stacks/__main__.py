@@ -23,7 +23,7 @@ from nodepools.backends.gcp.cluster import gke_cluster, gke_target
 from nodepools.components.platform import Platform
 from nodepools.config import from_pulumi
 from nodepools.config.outputs import pools_outputs
-from nodepools.config.stack import check_on_target
+from nodepools.config.stack_config import check_on_target
 from nodepools.vocabulary import Cloud
 
 config = from_pulumi()

@@ -15,7 +15,7 @@ import pulumi_kubernetes as k8s
 
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
 from nodepools.guardrails.checks import guardrail_problems
-from nodepools.guardrails.plan import GuardrailsPlan, build_plan
+from nodepools.guardrails.plan import GuardrailsPlan, guardrails_plan
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
@@ -62,7 +62,7 @@ class Guardrails(pulumi.ComponentResource):
         addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
         guardrail_problems(spec, pools.pools, problems, ("spec",))
         problems.raise_if_any("Guardrails")
-        plan = build_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
+        plan = guardrails_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
         super().__init__(COMPONENT_GUARDRAILS, resource_name, None, opts)
         self.plan = plan
         self._name = resource_name

@@ -1,4 +1,4 @@
-"""Thin pool components: one ``NodePool`` and a class-named subclass per pool class.
+"""The thin pool component: one ``NodePool`` of any class.
 
 The component validates its spec (and the target's cloud-specific rules)
 *before* calling ``super().__init__``, so a bad spec registers nothing, not even
@@ -13,7 +13,7 @@ import pulumi
 from nodepools.backends.base import ClusterTarget, RegisteredPool
 from nodepools.spec.contract import WorkloadContract, workload_contract
 from nodepools.spec.pool import PoolSpec
-from nodepools.vocabulary import COMPONENT_NODE_POOL, PoolClass
+from nodepools.vocabulary import COMPONENT_NODE_POOL
 
 
 class NodePool(pulumi.ComponentResource):
@@ -49,34 +49,3 @@ class NodePool(pulumi.ComponentResource):
             "contract": self.contract.as_dict(),
         })
 
-
-class _ClassPool(NodePool):
-    pool_class: PoolClass
-
-    def __init__(self, resource_name: str, cluster: ClusterTarget, *, opts: pulumi.ResourceOptions | None = None,
-                 **fields: Any) -> None:
-        super().__init__(resource_name, {**fields, "pool_class": self.pool_class}, cluster, opts)
-
-
-class ResidentPool(_ClassPool):
-    """Always-on services: on-demand, min >= 1, untainted unless ``dedicated=True``."""
-
-    pool_class = PoolClass.RESIDENT
-
-
-class BatchPool(_ClassPool):
-    """Bursty jobs: tainted ``nodepools.io/pool-class=batch``, scales to zero."""
-
-    pool_class = PoolClass.BATCH
-
-
-class GpuInferencePool(_ClassPool):
-    """Model serving: GPU, on-demand only, min >= 1, class and GPU taints."""
-
-    pool_class = PoolClass.GPU_INFERENCE
-
-
-class GpuTrainingPool(_ClassPool):
-    """Training: GPU, spot by default, scales to zero, class and GPU taints."""
-
-    pool_class = PoolClass.GPU_TRAINING

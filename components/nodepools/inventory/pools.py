@@ -203,10 +203,6 @@ _READERS: dict[str, Callable[[dict, str, str], PoolView]] = {
 }
 
 
-def is_pool_type(resource_type: str) -> bool:
-    return resource_type in _READERS
-
-
 def read_pool(resource_type: str, props: Any, urn: str = "", name: str = "") -> PoolView | None:
     """The pool in ``props``, or None when ``resource_type`` is not a node pool."""
     reader = _READERS.get(resource_type)

@@ -123,8 +123,3 @@ GPU_MODEL_BY_GKE_ACCELERATOR: dict[str, GpuModel] = {v: k for k, v in GKE_ACCELE
 def lookup(name: str) -> InstanceType | None:
     """The table entry for ``name``, or None when the type is not in the table."""
     return INSTANCE_TYPES.get(name)
-
-
-def cloud_of(name: str) -> Cloud | None:
-    entry = INSTANCE_TYPES.get(name)
-    return entry.cloud if entry else None
