@@ -1,0 +1,68 @@
+"""The typed outputs of the platform components, in the schema's own spelling.
+
+The provider host maps Python names to schema names only for a top-level output
+of a named type; values inside maps and lists are sent as they are, so
+``pool_outputs`` builds them with the schema's camelCase keys (Kubernetes
+spelling, ready to paste into a pod spec).
+"""
+from typing import Any
+
+from nodepools.components.platform import Platform
+
+
+class TolerationOutputs:
+    """A toleration of exactly one of the pool's hard taints."""
+
+    key: str
+    """The taint's key."""
+    operator: str
+    """Equal (the taint has a value) or Exists (it has none)."""
+    value: str
+    """The taint's value; absent with operator Exists."""
+    effect: str
+    """The taint's effect: NoSchedule or NoExecute."""
+
+
+class NodeTaintOutputs:
+    """A taint the pool's nodes carry."""
+
+    key: str
+    """The taint's key."""
+    value: str
+    """The taint's value; absent when empty."""
+    effect: str
+    """NoSchedule, PreferNoSchedule or NoExecute."""
+
+
+class WorkloadContractOutputs:
+    """What a pod needs to land on the pool, in Kubernetes spelling."""
+
+    tolerations: list[TolerationOutputs]
+    """Tolerations for exactly the pool's hard taints (never a blanket toleration)."""
+    affinity: Any
+    """A Kubernetes Affinity whose nodeAffinity requires the pool's nodepools.io/pool label."""
+    node_selector: dict[str, str]
+    """A nodeSelector pinning the pod to the pool."""
+
+
+class PoolOutputs:
+    """One pool of the platform as workloads see it."""
+
+    pool_class: str
+    """The pool's workload class: resident, batch, gpu-inference or gpu-training."""
+    labels: dict[str, str]
+    """Every label the pool's nodes carry: the contract labels, the cloud's, and the pool's own."""
+    taints: list[NodeTaintOutputs]
+    """Every taint the pool's nodes carry: the class taint, the GPU taint, then the pool's own."""
+    contract: WorkloadContractOutputs
+    """The workload contract: tolerations, affinity and nodeSelector for pods of this pool."""
+
+
+def pool_outputs(platform: Platform) -> dict[str, dict[str, Any]]:
+    """Pool name -> ``PoolOutputs`` as the schema spells it."""
+    return {name: {
+        "poolClass": pool.spec.pool_class.value,
+        "labels": dict(pool.node_labels),
+        "taints": [dict(t) for t in pool.node_taints],
+        "contract": pool.contract.as_dict(),
+    } for name, pool in platform.pools.items()}
