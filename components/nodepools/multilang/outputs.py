@@ -5,7 +5,7 @@ of a named type; values inside maps and lists are sent as they are, so
 ``pool_outputs`` builds them with the schema's camelCase keys (Kubernetes
 spelling, ready to paste into a pod spec).
 """
-from typing import Any
+from typing import Any, Optional
 
 from nodepools.components.platform import Platform
 
@@ -17,7 +17,7 @@ class TolerationOutputs:
     """The taint's key."""
     operator: str
     """Equal (the taint has a value) or Exists (it has none)."""
-    value: str
+    value: Optional[str]
     """The taint's value; absent with operator Exists."""
     effect: str
     """The taint's effect: NoSchedule or NoExecute."""
@@ -28,7 +28,7 @@ class NodeTaintOutputs:
 
     key: str
     """The taint's key."""
-    value: str
+    value: Optional[str]
     """The taint's value; absent when empty."""
     effect: str
     """NoSchedule, PreferNoSchedule or NoExecute."""
