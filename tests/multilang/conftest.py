@@ -17,6 +17,7 @@ from typing import Any, Optional
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
+from google.protobuf import json_format
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2 as proto
@@ -35,7 +36,7 @@ class Constructed:
     urn: str = ""
 
 
-def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bool = True) -> Constructed:
+def _construct(component: str, wire: dict[str, Any], name: str = "p", preview: bool = True) -> Constructed:
     """Construct ``nodepools:index:<component>`` from ``wire`` (the program's inputs
     without the Kubernetes provider, which is added as a reference to ``k8s``)."""
     provider = NodepoolsProvider()
@@ -65,7 +66,7 @@ def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bo
     return Constructed(run, out.get("error", error), out.get("state", {}), out.get("urn", ""))
 
 
-def python_api(build, preview: bool = True) -> Run:
+def _python_api(build, preview: bool = True) -> Run:
     """The Python API's run: ``build(k8s_provider)`` registers the platform."""
     run, error = run_program_capture(lambda: build(k8s.Provider("k8s", kubeconfig=KUBECONFIG)), preview=preview)
     if error is not None:
@@ -73,20 +74,34 @@ def python_api(build, preview: bool = True) -> Run:
     return run
 
 
-def as_python_api(run: Run, wrapper_type: str) -> dict[str, tuple]:
+def _as_python_api(run: Run, wrapper_type: str) -> dict[str, tuple]:
     """Every registration of ``run`` keyed by URN, with the wrapper component left
-    out and its type dropped from the children's URNs, parents and dependencies."""
+    out: its type dropped from the children's URNs, parents and dependencies, its
+    own URN replaced by its parent's (as if the Platform were created in its place)."""
     prefix = f"{wrapper_type}$"
+    wrappers = {r.urn: r.parent for r in run.resources if r.type == wrapper_type}
 
     def strip(urn: str) -> str:
-        return urn.replace(prefix, "")
+        return wrappers.get(urn, urn.replace(prefix, ""))
 
     def row(r: Registration) -> tuple:
-        return (r.type, strip(r.parent), r.inputs, r.provider and strip(r.provider), sorted(map(strip, r.dependencies)),
+        # The wire form: unknowns compare as the engine's sentinel, not as objects.
+        return (r.type, strip(r.parent), json_format.MessageToDict(r.wire), r.provider and strip(r.provider), sorted(map(strip, r.dependencies)),
                 {k: sorted(map(strip, v)) for k, v in r.property_dependencies.items()}, r.ignore_changes)
     return {strip(r.urn): row(r) for r in run.resources if r.type != wrapper_type}
 
 
 @pytest.fixture
-def constructed():
-    return construct
+def construct():
+    """``construct(component, wire, name="p", preview=True) -> Constructed``."""
+    return _construct
+
+
+@pytest.fixture
+def python_api():
+    return _python_api
+
+
+@pytest.fixture
+def as_python_api():
+    return _as_python_api
