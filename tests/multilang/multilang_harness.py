@@ -12,7 +12,7 @@ TypeScript program gets back.
 """
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -35,20 +35,24 @@ class Constructed:
     urn: str = ""
 
 
-def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bool = True) -> Constructed:
+def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bool = True,
+              program: Optional[Callable[[], dict[str, Any]]] = None) -> Constructed:
     """Construct ``nodepools:index:<component>`` from ``wire`` (the program's inputs
-    without the Kubernetes provider, which is added as a reference to ``k8s``)."""
+    without the Kubernetes provider, which is added as a reference to ``k8s``).
+    ``program`` runs first, as the rest of the consuming program, and returns more
+    inputs (e.g. other resources' outputs): they travel with their dependencies
+    (``inputDependencies``; unknown during a preview), as an SDK sends them."""
     provider = NodepoolsProvider()
     out: dict[str, Any] = {}
 
-    async def send(k8s_provider: k8s.Provider) -> None:
+    async def send(inputs: dict[str, Any]) -> None:
         try:
-            struct = await rpc.serialize_properties({**wire, "kubernetesProvider": k8s_provider}, {})
-            provider_urn = await k8s_provider.urn.future()
-            request = proto.ConstructRequest(
-                type=f"nodepools:index:{component}", name=name, inputs=struct, dryRun=preview,
-                inputDependencies={"kubernetesProvider": proto.ConstructRequest.PropertyDependencies(
-                    urns=[provider_urn])})
+            property_deps: dict[str, list[pulumi.Resource]] = {}
+            struct = await rpc.serialize_properties(inputs, property_deps, keep_output_values=True)
+            dependencies = {key: proto.ConstructRequest.PropertyDependencies(
+                urns=[await r.urn.future() for r in resources]) for key, resources in property_deps.items()}
+            request = proto.ConstructRequest(type=f"nodepools:index:{component}", name=name, inputs=struct,
+                                             dryRun=preview, inputDependencies=dependencies)
             inputs = await ProviderServicer._construct_inputs(request.inputs, request.inputDependencies)
             result = provider.construct(request.name, request.type, inputs,
                                         ProviderServicer._construct_options(request))
@@ -58,10 +62,12 @@ def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bo
         except BaseException as exc:  # noqa: BLE001 - handed back to the test
             out["error"] = exc
 
-    def program() -> None:
-        asyncio.ensure_future(send(k8s.Provider("k8s", kubeconfig=KUBECONFIG)))
+    def consumer() -> None:
+        extra = program() if program is not None else {}
+        k8s_provider = k8s.Provider("k8s", kubeconfig=KUBECONFIG)
+        asyncio.ensure_future(send({**wire, **extra, "kubernetesProvider": k8s_provider}))
 
-    run, error = run_program_capture(program, preview=preview)
+    run, error = run_program_capture(consumer, preview=preview)
     return Constructed(run, out.get("error", error), out.get("state", {}), out.get("urn", ""))
 
 

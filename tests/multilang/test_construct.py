@@ -5,10 +5,13 @@ camelCase keys, every number a double, the Kubernetes provider a resource refere
 """
 import pytest
 
+from nodepools.backends.aws import EksCluster
+from nodepools.components.platform import Platform
 from nodepools.spec.contract import workload_contract
 from nodepools.spec.pool import PoolSpec
 
-from multilang_configs import EKS_POOLS, EKS_WIRE, GKE_WIRE, eks_python, gke_python
+from multilang_configs import (EKS_GUARDRAILS, EKS_POOLS, EKS_WIRE, GKE_WIRE, OIDC_URL, eks_python,
+                              gke_python)
 from multilang_harness import as_python_api, python_api
 
 CASES = {"EksPlatform": (EKS_WIRE, eks_python), "GkePlatform": (GKE_WIRE, gke_python)}
@@ -58,3 +61,39 @@ def test_outputs_a_typescript_program_gets_back(construct):
     assert got.state["namespaces"] == {"resident": "services", "batch": "batch", "gpu-training": "ml"}
     assert got.state["localQueues"] == {"batch": "batch", "gpu-training": "gpu-training"}
     assert got.state["pools"]["train"]["labels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100"  # the cloud's
+
+
+def other_resources():
+    """The rest of a consuming program: a cluster, its security group and OIDC provider (their outputs feed
+    the component), returned as the Python API and the wire spell them."""
+    import pulumi_aws as aws
+    cluster = aws.eks.Cluster("demo", name="demo", role_arn="arn:aws:iam::111122223333:role/eks",
+                              vpc_config={"subnet_ids": ["subnet-a", "subnet-b"]})
+    group = aws.ec2.SecurityGroup("cluster-sg", vpc_id="vpc-1")
+    oidc = aws.iam.OpenIdConnectProvider("oidc", url=OIDC_URL, client_id_lists=["sts.amazonaws.com"])
+    return cluster.name, group.id, oidc.arn
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "update"])
+def test_ids_may_be_other_resources_outputs(construct, preview):
+    """Outputs travel with their dependencies (the OIDC ARN is unknown in a preview): the node groups
+    wait for the cluster, as with the Python API."""
+    def wire_program():
+        name, group, oidc_arn = other_resources()
+        return {"clusterName": name, "clusterSecurityGroupId": group, "oidcProviderArn": oidc_arn}
+
+    def python_program(k8s_provider):
+        name, group, oidc_arn = other_resources()
+        target = EksCluster(name, ["subnet-a", "subnet-b"], cluster_security_group_id=group,
+                            oidc_provider_arn=oidc_arn, oidc_issuer_url=OIDC_URL, tags={"team": "platform"})
+        Platform("p", target, {"pools": EKS_POOLS, "guardrails": EKS_GUARDRAILS, "region": "us-west-2"}, k8s_provider)
+
+    got = construct("EksPlatform", EKS_WIRE, preview=preview, program=wire_program)
+    assert got.error is None, got.error
+    expected = as_python_api(python_api(python_program, preview=preview), "nodepools:index:EksPlatform")
+    actual = as_python_api(got.run, "nodepools:index:EksPlatform")
+    assert sorted(actual) == sorted(expected)
+    assert [urn for urn in expected if actual[urn] != expected[urn]] == []
+    (cluster,) = got.run.of_type("aws:eks/cluster:Cluster")
+    node_groups = got.run.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert len(node_groups) == 3 and all(cluster.urn in g.property_dependencies["clusterName"] for g in node_groups)
