@@ -110,6 +110,14 @@ CASES = {
         "GkePlatform", set_keys(nodeServiceAccount="123-compute@developer.gserviceaccount.com"),
         gke_python(node_service_account="123-compute@developer.gserviceaccount.com"),
         "nodeServiceAccount", "'123-compute@developer.gserviceaccount.com' is not allowed"),
+    "misspelt pool field": ("EksPlatform", pool_edit(0, minNode=3.0),
+                            eks_python(pools=patched(EKS_POOLS, lambda p: p[0].update(min_node=3))),
+                            "pools[0].minNode", "unknown field (allowed: name, poolClass, instanceTypes, capacity"),
+    "misspelt guardrail field": (
+        "EksPlatform", guardrail_edit(["alerts", "forMinute"], 5.0),
+        eks_python(guardrails={**EKS_GUARDRAILS, "alerts": {"rule_labels": {"release": "kube-prometheus"},
+                                                            "for_minutes": 10, "for_minute": 5}}),
+        "guardrails.alerts.forMinute", "ruleLabels, cpuThrottlingRatio, cpuStealRatio, forMinutes)"),
     "zone outside the region": ("GkePlatform", pool_edit(1, zones=["europe-west4-a"]),
                                 gke_python(pools=patched(GKE_POOLS, lambda p: p[1].update(zones=["europe-west4-a"]))),
                                 "pools[1].zones[0]", None),
@@ -160,3 +168,13 @@ def test_a_missing_required_input_is_refused_by_the_provider_host_by_its_schema_
     wire = patched(EKS_WIRE, lambda c: c["pools"][0].pop("instanceTypes"))
     got = construct("EksPlatform", wire)
     assert got.error.reason == "Missing required input 'pools[0].instanceTypes' on 'EksPlatform'"
+
+
+def test_an_unknown_top_level_input_is_refused_with_the_allowed_names(construct):
+    got = construct("GkePlatform", {**GKE_WIRE, "zones": ["us-central1-a"]})
+    assert isinstance(got.error, InputPropertiesError)
+    assert got.error.errors == [{"property_path": "zones", "reason": (
+        "unknown field (allowed: clusterName, project, location, kubernetesProvider, pools, defaultZones, "
+        "nodeServiceAccount, extraNodeRoles, resourceLabels, gpuDriverVersion, privateNodes, bootDiskKmsKey, "
+        "guardrails)")}]
+    assert [r.type for r in got.run.resources] == ["pulumi:providers:kubernetes"]

@@ -1,9 +1,10 @@
 """The ``nodepools`` component provider: what ``pulumi package add`` runs (see ``__main__.py``).
 
 ``ComponentProvider`` (``pulumi.provider.experimental``) infers the schema from
-the components' annotations and constructs them. One change: it wraps every
-exception of a component's constructor as a generic init error, which the
-engine prints as a traceback; input problems are re-raised as the
+the components' annotations and constructs them. Two changes: unknown input
+names are refused (``nodepools.multilang.unknown``) rather than dropped; and,
+as the host wraps every exception of a component's constructor as a generic init
+error the engine prints as a traceback, input problems are re-raised as the
 ``InputPropertiesError`` they are, so the engine reports each input's path and reason.
 """
 import json
@@ -19,6 +20,8 @@ from pulumi.provider.server import ComponentInitError
 
 from nodepools.multilang.eks import EksPlatform
 from nodepools.multilang.gke import GkePlatform
+from nodepools.multilang.names import invalid_inputs
+from nodepools.multilang.unknown import unknown_inputs
 
 PACKAGE = "nodepools"
 COMPONENTS = [EksPlatform, GkePlatform]
@@ -39,6 +42,12 @@ class NodepoolsProvider(ComponentProvider):
 
     def construct(self, name: str, resource_type: str, inputs: Inputs,
                   options: Optional[ResourceOptions] = None) -> ConstructResult:
+        self.validate_resource_type(self._name, resource_type)
+        component = resource_type.rsplit(":", maxsplit=1)[-1]
+        definition = self._component_defs[component]
+        unknown = unknown_inputs(dict(inputs), definition.inputs, self.get_type_definition)
+        if unknown:
+            raise invalid_inputs(component, unknown)
         try:
             return super().construct(name, resource_type, inputs, options)
         except ComponentInitError as err:
