@@ -36,23 +36,26 @@ class Constructed:
 
 
 def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bool = True,
-              program: Optional[Callable[[], dict[str, Any]]] = None) -> Constructed:
+              program: Optional[Callable[[], dict[str, Any]]] = None,
+              providers: Optional[Callable[[], dict[str, pulumi.ProviderResource]]] = None) -> Constructed:
     """Construct ``nodepools:index:<component>`` from ``wire`` (the program's inputs
     without the Kubernetes provider, which is added as a reference to ``k8s``).
     ``program`` runs first, as the rest of the consuming program, and returns more
     inputs (e.g. other resources' outputs): they travel with their dependencies
-    (``inputDependencies``; unknown during a preview), as an SDK sends them."""
+    (``inputDependencies``; unknown during a preview), as an SDK sends them.
+    ``providers`` makes the program's providers, passed as the ``providers`` option."""
     provider = NodepoolsProvider()
     out: dict[str, Any] = {}
 
-    async def send(inputs: dict[str, Any]) -> None:
+    async def send(inputs: dict[str, Any], option_providers: dict[str, pulumi.ProviderResource]) -> None:
         try:
+            refs = {pkg: f"{await p.urn.future()}::{await p.id.future()}" for pkg, p in option_providers.items()}
             property_deps: dict[str, list[pulumi.Resource]] = {}
             struct = await rpc.serialize_properties(inputs, property_deps, keep_output_values=True)
             dependencies = {key: proto.ConstructRequest.PropertyDependencies(
                 urns=[await r.urn.future() for r in resources]) for key, resources in property_deps.items()}
             request = proto.ConstructRequest(type=f"nodepools:index:{component}", name=name, inputs=struct,
-                                             dryRun=preview, inputDependencies=dependencies)
+                                             dryRun=preview, inputDependencies=dependencies, providers=refs)
             inputs = await ProviderServicer._construct_inputs(request.inputs, request.inputDependencies)
             result = provider.construct(request.name, request.type, inputs,
                                         ProviderServicer._construct_options(request))
@@ -65,7 +68,8 @@ def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bo
     def consumer() -> None:
         extra = program() if program is not None else {}
         k8s_provider = k8s.Provider("k8s", kubeconfig=KUBECONFIG)
-        asyncio.ensure_future(send({**wire, **extra, "kubernetesProvider": k8s_provider}))
+        asyncio.ensure_future(send({**wire, **extra, "kubernetesProvider": k8s_provider},
+                                   providers() if providers is not None else {}))
 
     run, error = run_program_capture(consumer, preview=preview)
     return Constructed(run, out.get("error", error), out.get("state", {}), out.get("urn", ""))

@@ -97,3 +97,13 @@ def test_ids_may_be_other_resources_outputs(construct, preview):
     (cluster,) = got.run.of_type("aws:eks/cluster:Cluster")
     node_groups = got.run.of_type("aws:eks/nodeGroup:NodeGroup")
     assert len(node_groups) == 3 and all(cluster.urn in g.property_dependencies["clusterName"] for g in node_groups)
+
+
+def test_cloud_providers_come_from_the_providers_option(construct):
+    """``new EksPlatform("p", args, {providers: {aws: awsProvider}})``: every AWS resource uses it."""
+    import pulumi_aws as aws
+    got = construct("EksPlatform", EKS_WIRE, providers=lambda: {"aws": aws.Provider("eu", region="eu-west-1")})
+    assert got.error is None, got.error
+    (provider,) = got.run.of_type("pulumi:providers:aws")
+    aws_resources = [r for r in got.run.resources if r.type.startswith("aws:")]
+    assert len(aws_resources) > 10 and {r.provider for r in aws_resources} == {f"{provider.urn}::eu-id"}

@@ -58,8 +58,8 @@ class PoolOutputs:
     """The workload contract: tolerations, affinity and nodeSelector for pods of this pool."""
 
 
-def pool_outputs(platform: Platform) -> dict[str, dict[str, Any]]:
-    """Pool name -> ``PoolOutputs`` as the schema spells it."""
+def pool_outputs(platform: Platform) -> dict[str, Any]:
+    """Pool name -> ``PoolOutputs`` as the schema spells it (plain dicts: see the module's docstring)."""
     return {name: {
         "poolClass": pool.spec.pool_class.value,
         "labels": dict(pool.node_labels),
