@@ -75,7 +75,7 @@ def test_the_yaml_example_uses_the_package_as_its_schema_says(example):
     resource = schema["resources"][platform["type"]]
     props = platform["properties"]
     assert set(resource["requiredInputs"]) <= set(props) <= set(resource["inputProperties"])
-    pool_fields = schema["types"]["nodepools:index:PoolArgs"]["properties"]
+    pool_fields = schema["types"]["nodepools:index:Pool"]["properties"]
     assert all(set(pool) <= set(pool_fields) for pool in props["pools"])
     assert props["kubernetesProvider"] == "${k8s}"
     assert program["resources"]["k8s"]["type"] == "pulumi:providers:kubernetes"

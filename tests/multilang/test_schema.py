@@ -72,9 +72,9 @@ def test_eks_inputs(schema):
     assert inputs["clusterName"] == {"type": "string", "description": inputs["clusterName"]["description"]}
     assert inputs["kubernetesProvider"]["$ref"] == K8S_PROVIDER_REF.format(schema["dependencies"][0]["version"])
     assert inputs["pools"]["type"] == "array" and inputs["pools"]["plain"] is True
-    assert inputs["pools"]["items"]["$ref"] == ref("PoolArgs")
+    assert inputs["pools"]["items"]["$ref"] == ref("Pool")
     assert inputs["subnetIds"]["plain"] is True and "plain" not in inputs["subnetIds"]["items"]
-    assert inputs["guardrails"]["$ref"] == ref("GuardrailsArgs") and inputs["guardrails"]["plain"] is True
+    assert inputs["guardrails"]["$ref"] == ref("Guardrails") and inputs["guardrails"]["plain"] is True
     assert inputs["tags"]["additionalProperties"]["type"] == "string"
     assert sorted(inputs) == sorted([
         "clusterName", "kubernetesProvider", "pools", "region", "subnetIds", "clusterSecurityGroupId",
@@ -95,26 +95,26 @@ def test_gke_inputs(schema):
 def test_outputs_are_typed(schema, token):
     outputs = schema["resources"][token]["properties"]
     assert schema["resources"][token]["required"] == ["localQueues", "namespaces", "pools"]
-    assert outputs["pools"]["additionalProperties"]["$ref"] == ref("PoolOutputs")
+    assert outputs["pools"]["additionalProperties"]["$ref"] == ref("PlatformPool")
     assert outputs["namespaces"]["additionalProperties"]["type"] == "string"
     assert outputs["localQueues"]["additionalProperties"]["type"] == "string"
     types = schema["types"]
-    pool = types["nodepools:index:PoolOutputs"]
+    pool = types["nodepools:index:PlatformPool"]
     assert pool["required"] == ["contract", "labels", "poolClass", "taints"]
-    assert pool["properties"]["taints"]["items"]["$ref"] == ref("NodeTaintOutputs")
-    contract = types["nodepools:index:WorkloadContractOutputs"]["properties"]
-    assert contract["tolerations"]["items"]["$ref"] == ref("TolerationOutputs")
+    assert pool["properties"]["taints"]["items"]["$ref"] == ref("NodeTaint")
+    contract = types["nodepools:index:PoolContract"]["properties"]
+    assert contract["tolerations"]["items"]["$ref"] == ref("Toleration")
     assert contract["nodeSelector"]["additionalProperties"]["type"] == "string"
     assert contract["affinity"]["$ref"] == "pulumi.json#/Any"
     # A toleration of a taint without value has none: value is optional, the rest required.
-    assert types["nodepools:index:TolerationOutputs"]["required"] == ["effect", "key", "operator"]
+    assert types["nodepools:index:Toleration"]["required"] == ["effect", "key", "operator"]
 
 
 @pytest.mark.parametrize("args_type, spec", [
-    (pool_args.PoolArgs, PoolSpec), (pool_args.TaintArgs, Taint), (pool_args.GpuArgs, GpuSpec),
-    (pool_args.CustomCapacityArgs, CustomCapacity), (guardrails_args.GuardrailsArgs, GuardrailsSpec),
-    (guardrails_args.AlertsArgs, AlertsSpec), (guardrails_args.LimitRangeArgs, LimitRangeSpec),
-    (guardrails_args.ChartVersionsArgs, ChartVersions)])
+    (pool_args.Pool, PoolSpec), (pool_args.Taint, Taint), (pool_args.Gpu, GpuSpec),
+    (pool_args.CustomCapacity, CustomCapacity), (guardrails_args.Guardrails, GuardrailsSpec),
+    (guardrails_args.Alerts, AlertsSpec), (guardrails_args.LimitRange, LimitRangeSpec),
+    (guardrails_args.ChartVersions, ChartVersions)])
 def test_args_carry_every_spec_field_by_its_python_name(args_type, spec):
     """Arguments convert into the specs by name: a field the spec gains must be added to its args type
     (or the other languages silently cannot set it)."""
@@ -122,11 +122,11 @@ def test_args_carry_every_spec_field_by_its_python_name(args_type, spec):
 
 
 def test_the_number_types(schema):
-    pool = schema["types"]["nodepools:index:PoolArgs"]["properties"]
+    pool = schema["types"]["nodepools:index:Pool"]["properties"]
     assert pool["minNodes"]["type"] == pool["diskSizeGib"]["type"] == "integer"
-    capacity = schema["types"]["nodepools:index:CustomCapacityArgs"]["properties"]
+    capacity = schema["types"]["nodepools:index:CustomCapacity"]["properties"]
     assert capacity["memoryGib"]["type"] == "number" and capacity["vcpu"]["type"] == "integer"
-    assert schema["types"]["nodepools:index:GuardrailsArgs"]["properties"]["batchQuotaShare"]["type"] == "number"
+    assert schema["types"]["nodepools:index:Guardrails"]["properties"]["batchQuotaShare"]["type"] == "number"
 
 
 def values(enum: type[Enum]) -> list[str]:
@@ -134,12 +134,12 @@ def values(enum: type[Enum]) -> list[str]:
 
 
 @pytest.mark.parametrize("where, name, allowed", [
-    ("PoolArgs", "poolClass", values(PoolClass)), ("PoolArgs", "capacity", values(CapacityType)),
-    ("PoolArgs", "placement", values(PlacementStrategy)), ("TaintArgs", "effect", values(TaintEffect)),
-    ("GpuArgs", "model", values(GpuModel)), ("CustomCapacityArgs", "architecture", values(Architecture)),
-    ("CustomCapacityArgs", "gpuModel", values(GpuModel)), ("GuardrailsArgs", "kueue", values(KueueMode)),
-    ("GuardrailsArgs", "namespaces", values(PoolClass)),
-    ("GuardrailsArgs", "kubernetesVersion", list(SUPPORTED_KUBERNETES_VERSIONS)),
+    ("Pool", "poolClass", values(PoolClass)), ("Pool", "capacity", values(CapacityType)),
+    ("Pool", "placement", values(PlacementStrategy)), ("Taint", "effect", values(TaintEffect)),
+    ("Gpu", "model", values(GpuModel)), ("CustomCapacity", "architecture", values(Architecture)),
+    ("CustomCapacity", "gpuModel", values(GpuModel)), ("Guardrails", "kueue", values(KueueMode)),
+    ("Guardrails", "namespaces", values(PoolClass)),
+    ("Guardrails", "kubernetesVersion", list(SUPPORTED_KUBERNETES_VERSIONS)),
 ])
 def test_string_choices_are_listed_in_their_description(schema, where, name, allowed):
     """Choices are strings validated by the spec (so errors match Python's); the schema says which."""

@@ -14,10 +14,10 @@ from typing_extensions import NotRequired
 from nodepools.backends.aws import EksCluster
 from nodepools.components.platform import Platform
 from nodepools.multilang.convert import validated
-from nodepools.multilang.guardrails_args import GuardrailsArgs
+from nodepools.multilang.guardrails_args import Guardrails
 from nodepools.multilang.names import SHARED_ARG_TYPES, field_names
-from nodepools.multilang.outputs import PoolOutputs, pool_outputs
-from nodepools.multilang.pool_args import PoolArgs
+from nodepools.multilang.outputs import PlatformPool, pool_outputs
+from nodepools.multilang.pool_args import Pool
 
 TYPE = "nodepools:index:EksPlatform"
 
@@ -29,7 +29,7 @@ class EksPlatformArgs(TypedDict):
     """The EKS cluster's name."""
     kubernetes_provider: k8s.Provider
     """The Kubernetes provider of this cluster; every in-cluster guardrail is deployed through it."""
-    pools: list[PoolArgs]
+    pools: list[Pool]
     """The cluster's node pools, 1 to 50; exactly one resident pool may stay untainted."""
     region: NotRequired[str]
     """The cluster's AWS region; required, as the cluster-autoscaler chart needs it."""
@@ -56,7 +56,7 @@ class EksPlatformArgs(TypedDict):
     """The AWS partition, one of aws, aws-cn, aws-us-gov, for policy ARNs. Default: aws."""
     tags: NotRequired[dict[str, str]]
     """AWS tags for every resource created. Default: none."""
-    guardrails: NotRequired[GuardrailsArgs]
+    guardrails: NotRequired[Guardrails]
     """The in-cluster guardrails. Default: every guardrail at its default."""
 
 
@@ -80,7 +80,7 @@ class EksPlatform(pulumi.ComponentResource):
     plugin, cluster-autoscaler (IRSA), Kueue and throttling alerts. Inputs are validated with the Python
     API's rules before anything registers; errors name the input as this schema spells it."""
 
-    pools: pulumi.Output[dict[str, PoolOutputs]]
+    pools: pulumi.Output[dict[str, PlatformPool]]
     """Every pool by name: its class, node labels, node taints and workload contract."""
     namespaces: pulumi.Output[dict[str, str]]
     """The namespace of each workload class present, by class."""

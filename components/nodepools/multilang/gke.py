@@ -12,10 +12,10 @@ from typing_extensions import NotRequired
 from nodepools.backends.gcp import GkeCluster
 from nodepools.components.platform import Platform
 from nodepools.multilang.convert import validated
-from nodepools.multilang.guardrails_args import GuardrailsArgs
+from nodepools.multilang.guardrails_args import Guardrails
 from nodepools.multilang.names import SHARED_ARG_TYPES, field_names
-from nodepools.multilang.outputs import PoolOutputs, pool_outputs
-from nodepools.multilang.pool_args import PoolArgs
+from nodepools.multilang.outputs import PlatformPool, pool_outputs
+from nodepools.multilang.pool_args import Pool
 
 TYPE = "nodepools:index:GkePlatform"
 
@@ -31,7 +31,7 @@ class GkePlatformArgs(TypedDict):
     """The cluster's region (regional cluster) or zone (zonal cluster)."""
     kubernetes_provider: k8s.Provider
     """The Kubernetes provider of this cluster; every in-cluster guardrail is deployed through it."""
-    pools: list[PoolArgs]
+    pools: list[Pool]
     """The cluster's node pools, 1 to 50; exactly one resident pool may stay untainted."""
     default_zones: NotRequired[list[str]]
     """The cluster's node locations, for pools that give no zones. Default: GKE's."""
@@ -48,7 +48,7 @@ class GkePlatformArgs(TypedDict):
     """Nodes get internal IPs only. Default: true."""
     boot_disk_kms_key: NotRequired[pulumi.Input[str]]
     """A Cloud KMS key for the boot disks. Default: Google-managed encryption."""
-    guardrails: NotRequired[GuardrailsArgs]
+    guardrails: NotRequired[Guardrails]
     """The in-cluster guardrails. Default: every guardrail at its default."""
 
 
@@ -72,7 +72,7 @@ class GkePlatform(pulumi.ComponentResource):
     throttling alerts. Inputs are validated with the Python API's rules before anything registers; errors
     name the input as this schema spells it."""
 
-    pools: pulumi.Output[dict[str, PoolOutputs]]
+    pools: pulumi.Output[dict[str, PlatformPool]]
     """Every pool by name: its class, node labels, node taints and workload contract."""
     namespaces: pulumi.Output[dict[str, str]]
     """The namespace of each workload class present, by class."""

@@ -8,7 +8,7 @@ from typing import TypedDict
 from typing_extensions import NotRequired
 
 
-class ChartVersionsArgs(TypedDict):
+class ChartVersions(TypedDict):
     """Pinned add-on versions: exact MAJOR.MINOR.PATCH chart versions."""
 
     nvidia_device_plugin: NotRequired[str]
@@ -21,7 +21,7 @@ class ChartVersionsArgs(TypedDict):
     """Kueue chart version. Default: 0.19.2."""
 
 
-class LimitRangeArgs(TypedDict):
+class LimitRange(TypedDict):
     """Container defaults in the batch and gpu-training namespaces; requests must not exceed limits."""
 
     default_request_cpu_millicores: NotRequired[int]
@@ -34,7 +34,7 @@ class LimitRangeArgs(TypedDict):
     """Default memory limit in MiB, at least 1. Default: 1024."""
 
 
-class AlertsArgs(TypedDict):
+class Alerts(TypedDict):
     """The CPU throttling / CPU steal PrometheusRule (needs the prometheus-operator CRDs)."""
 
     enabled: NotRequired[bool]
@@ -52,7 +52,7 @@ class AlertsArgs(TypedDict):
     """How long the condition must hold, 1 to 1440 minutes. Default: 15."""
 
 
-class GuardrailsArgs(TypedDict):
+class Guardrails(TypedDict):
     """In-cluster guardrails of one cluster; quotas, GPU counts, Kueue flavors and tolerations are derived
     from the pools."""
 
@@ -68,11 +68,11 @@ class GuardrailsArgs(TypedDict):
     """One of auto (install Kueue when there is a gpu-training pool), on, off. Default: auto."""
     kueue_pods_ready_timeout_minutes: NotRequired[int]
     """Kueue's waitForPodsReady timeout, 1 to 1440 minutes. Default: 20."""
-    alerts: NotRequired[AlertsArgs]
+    alerts: NotRequired[Alerts]
     """The throttling alerts. Default: enabled with the defaults."""
     quota_priority_class_scopes: NotRequired[bool]
     """Add a quota per namespace admitting only pods of the namespace's own PriorityClass. Default: false."""
-    limit_range: NotRequired[LimitRangeArgs]
-    """Container defaults. Default: as documented on LimitRangeArgs."""
-    charts: NotRequired[ChartVersionsArgs]
-    """Pinned add-on versions. Default: as documented on ChartVersionsArgs."""
+    limit_range: NotRequired[LimitRange]
+    """Container defaults. Default: as documented on LimitRange."""
+    charts: NotRequired[ChartVersions]
+    """Pinned add-on versions. Default: as documented on ChartVersions."""

@@ -10,7 +10,7 @@ from typing import Any, Optional
 from nodepools.components.platform import Platform
 
 
-class TolerationOutputs:
+class Toleration:
     """A toleration of exactly one of the pool's hard taints."""
 
     key: str
@@ -23,7 +23,7 @@ class TolerationOutputs:
     """The taint's effect: NoSchedule or NoExecute."""
 
 
-class NodeTaintOutputs:
+class NodeTaint:
     """A taint the pool's nodes carry."""
 
     key: str
@@ -34,10 +34,10 @@ class NodeTaintOutputs:
     """NoSchedule, PreferNoSchedule or NoExecute."""
 
 
-class WorkloadContractOutputs:
+class PoolContract:
     """What a pod needs to land on the pool, in Kubernetes spelling."""
 
-    tolerations: list[TolerationOutputs]
+    tolerations: list[Toleration]
     """Tolerations for exactly the pool's hard taints (never a blanket toleration)."""
     affinity: Any
     """A Kubernetes Affinity whose nodeAffinity requires the pool's nodepools.io/pool label."""
@@ -45,21 +45,21 @@ class WorkloadContractOutputs:
     """A nodeSelector pinning the pod to the pool."""
 
 
-class PoolOutputs:
+class PlatformPool:
     """One pool of the platform as workloads see it."""
 
     pool_class: str
     """The pool's workload class: resident, batch, gpu-inference or gpu-training."""
     labels: dict[str, str]
     """Every label the pool's nodes carry: the contract labels, the cloud's, and the pool's own."""
-    taints: list[NodeTaintOutputs]
+    taints: list[NodeTaint]
     """Every taint the pool's nodes carry: the class taint, the GPU taint, then the pool's own."""
-    contract: WorkloadContractOutputs
+    contract: PoolContract
     """The workload contract: tolerations, affinity and nodeSelector for pods of this pool."""
 
 
 def pool_outputs(platform: Platform) -> dict[str, Any]:
-    """Pool name -> ``PoolOutputs`` as the schema spells it (plain dicts: see the module's docstring)."""
+    """Pool name -> ``PlatformPool`` as the schema spells it (plain dicts: see the module's docstring)."""
     return {name: {
         "poolClass": pool.spec.pool_class.value,
         "labels": dict(pool.node_labels),

@@ -13,7 +13,7 @@ from typing import TypedDict
 from typing_extensions import NotRequired
 
 
-class TaintArgs(TypedDict):
+class Taint(TypedDict):
     """A node taint in Kubernetes spelling."""
 
     key: str
@@ -24,7 +24,7 @@ class TaintArgs(TypedDict):
     """One of NoSchedule, PreferNoSchedule, NoExecute. Default: NoSchedule."""
 
 
-class GpuArgs(TypedDict):
+class Gpu(TypedDict):
     """The GPU of every node of a pool; derived from the instance table when omitted."""
 
     model: str
@@ -33,7 +33,7 @@ class GpuArgs(TypedDict):
     """GPUs per node, 1 to 16."""
 
 
-class CustomCapacityArgs(TypedDict):
+class CustomCapacity(TypedDict):
     """Per-node capacity of an instance type that is not in the instance table."""
 
     vcpu: int
@@ -49,7 +49,7 @@ class CustomCapacityArgs(TypedDict):
     nvidia-h100. Default: none."""
 
 
-class PoolArgs(TypedDict):
+class Pool(TypedDict):
     """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
     min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
     (50 GiB; 200 GiB for GPU classes)."""
@@ -66,7 +66,7 @@ class PoolArgs(TypedDict):
     """Fewest nodes, 0 to 1000. Default: the class preset's."""
     max_nodes: NotRequired[int]
     """Most nodes, 1 to 1000. Default: the class preset's."""
-    gpu: NotRequired[GpuArgs]
+    gpu: NotRequired[Gpu]
     """The nodes' GPU. Default: derived from the instance types."""
     disk_size_gib: NotRequired[int]
     """Root disk size in GiB, 20 to 16384. Default: 50 (200 for GPU classes)."""
@@ -76,11 +76,11 @@ class PoolArgs(TypedDict):
     """Subnet IDs for the nodes (EKS). Default: the cluster's subnetIds."""
     labels: NotRequired[dict[str, str]]
     """Extra node labels; the contract labels (nodepools.io/*) are always set. Default: none."""
-    taints: NotRequired[list[TaintArgs]]
+    taints: NotRequired[list[Taint]]
     """Extra node taints, after the class and GPU taints. Default: none."""
     dedicated: NotRequired[bool]
     """Add the class taint to a resident pool (other classes always carry it). Default: false."""
     placement: NotRequired[str]
     """One of spread, compact. Default: spread."""
-    custom_capacity: NotRequired[dict[str, CustomCapacityArgs]]
+    custom_capacity: NotRequired[dict[str, CustomCapacity]]
     """Capacity of instance types missing from the instance table, by type name. Default: none."""
