@@ -152,3 +152,18 @@ def test_string_choices_are_listed_in_their_description(schema, where, name, all
 def test_cluster_choices_are_listed_in_their_description(schema, token, name, allowed):
     description = schema["resources"][token]["inputProperties"][name]["description"]
     assert [v for v in allowed if v not in description] == []
+
+
+def test_the_schema_is_a_valid_pulumi_package_schema(schema):
+    """Checked against Pulumi's own package metaschema (vendored, see vendor/README.md)."""
+    from pathlib import Path
+
+    import jsonschema
+    text = (Path(__file__).parent / "vendor" / "pulumi-package-metaschema.json").read_text()
+    metaschema = json.loads(text.replace("(?<", "(?P<"))  # Go/ECMA named groups in Python's spelling
+    validator = jsonschema.Draft202012Validator(metaschema)
+    assert [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(schema)] == []
+    # The check has teeth: a property that is neither a type nor a reference is refused.
+    broken = json.loads(json.dumps(schema))
+    broken["resources"][EKS]["inputProperties"]["region"] = {"description": "no type"}
+    assert list(validator.iter_errors(broken))
