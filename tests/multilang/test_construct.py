@@ -107,3 +107,14 @@ def test_cloud_providers_come_from_the_providers_option(construct):
     (provider,) = got.run.of_type("pulumi:providers:aws")
     aws_resources = [r for r in got.run.resources if r.type.startswith("aws:")]
     assert len(aws_resources) > 10 and {r.provider for r in aws_resources} == {f"{provider.urn}::eu-id"}
+
+
+def test_gke_outputs_without_kueue(construct):
+    got = construct("GkePlatform", GKE_WIRE)
+    assert got.state["namespaces"] == {"resident": "services", "batch": "batch", "gpu-inference": "inference"}
+    assert got.state["localQueues"] == {}  # kueue: off
+    infer = got.state["pools"]["infer"]
+    assert infer["poolClass"] == "gpu-inference"
+    assert infer["contract"]["tolerations"] == [
+        {"key": "nodepools.io/pool-class", "operator": "Equal", "value": "gpu-inference", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]

@@ -19,13 +19,13 @@ from nodepools.offline.engine import run_program_capture
 from multilang_configs import EKS_GUARDRAILS, EKS_POOLS, EKS_WIRE, GKE_POOLS, GKE_WIRE, OIDC_ARN, OIDC_URL
 
 
-def eks_python(pools=None, guardrails=None, **cluster):
+def eks_python(pools=None, guardrails=None, region="us-west-2", **cluster):
     def build(k8s_provider):
         kw = {"cluster_security_group_id": "sg-cluster", "oidc_provider_arn": OIDC_ARN, "oidc_issuer_url": OIDC_URL,
               "tags": {"team": "platform"}, **cluster}
         target = EksCluster("demo", ["subnet-a", "subnet-b"], **kw)
         Platform("p", target, {"pools": pools or EKS_POOLS, "guardrails": guardrails or EKS_GUARDRAILS,
-                               "region": "us-west-2"}, k8s_provider)
+                               "region": region}, k8s_provider)
     return build
 
 
@@ -104,6 +104,8 @@ CASES = {
     "no OIDC provider": ("EksPlatform", set_keys(oidcProviderArn=None, oidcIssuerUrl=None),
                          eks_python(oidc_provider_arn=None, oidc_issuer_url=None),
                          "oidcProviderArn", "EksCluster(oidcProviderArn=...) is required"),
+    "no region": ("EksPlatform", set_keys(region=None), eks_python(region=None), "region",
+                  "cluster-autoscaler on aws needs the cluster's region"),
     "no security group": ("EksPlatform", set_keys(clusterSecurityGroupId=None),
                           eks_python(cluster_security_group_id=None), "clusterSecurityGroupId", None),
     "default compute account": (
