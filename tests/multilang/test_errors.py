@@ -180,3 +180,17 @@ def test_an_unknown_top_level_input_is_refused_with_the_allowed_names(construct)
         "nodeServiceAccount, extraNodeRoles, resourceLabels, gpuDriverVersion, privateNodes, bootDiskKmsKey, "
         "guardrails)")}]
     assert [r.type for r in got.run.resources] == ["pulumi:providers:kubernetes"]
+
+
+def test_one_output_for_a_whole_list_is_refused_by_name(construct):
+    """``subnetIds: vpc.privateSubnetIds`` from an untyped caller: the list is plain in the schema (its
+    items may be outputs), as EKS's rules need the subnets' count before anything registers."""
+    def program():
+        import pulumi_aws as aws
+        group = aws.ec2.SecurityGroup("cluster-sg", vpc_id="vpc-1")
+        return {"subnetIds": group.id.apply(lambda i: ["subnet-a", "subnet-b"])}
+    got = construct("EksPlatform", EKS_WIRE, program=program)
+    assert isinstance(got.error, InputPropertiesError)
+    assert got.error.errors == [{"property_path": "subnetIds", "reason": (
+        "subnetIds must be a list (its items may be outputs), not one output of a list: the pools are "
+        "checked against it before anything registers")}]

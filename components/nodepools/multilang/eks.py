@@ -13,7 +13,7 @@ from typing_extensions import NotRequired
 
 from nodepools.backends.aws import EksCluster
 from nodepools.components.platform import Platform
-from nodepools.multilang.convert import validated
+from nodepools.multilang.convert import require_lists, validated
 from nodepools.multilang.guardrails_args import Guardrails
 from nodepools.multilang.names import SHARED_ARG_TYPES, field_names
 from nodepools.multilang.outputs import PlatformPool, pool_outputs
@@ -65,6 +65,7 @@ NAMES = field_names((EksPlatformArgs, *SHARED_ARG_TYPES))
 
 def eks_target(args: EksPlatformArgs) -> EksCluster:
     """The ``EksCluster`` the arguments describe (raises its own ValidationError)."""
+    require_lists(args, ("subnet_ids", "node_security_group_ids"))
     return EksCluster(
         args["cluster_name"], list(args.get("subnet_ids") or []), node_role_arn=args.get("node_role_arn"),
         cluster_security_group_id=args.get("cluster_security_group_id"),

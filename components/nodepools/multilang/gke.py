@@ -11,7 +11,7 @@ from typing_extensions import NotRequired
 
 from nodepools.backends.gcp import GkeCluster
 from nodepools.components.platform import Platform
-from nodepools.multilang.convert import validated
+from nodepools.multilang.convert import require_lists, validated
 from nodepools.multilang.guardrails_args import Guardrails
 from nodepools.multilang.names import SHARED_ARG_TYPES, field_names
 from nodepools.multilang.outputs import PlatformPool, pool_outputs
@@ -57,6 +57,7 @@ NAMES = field_names((GkePlatformArgs, *SHARED_ARG_TYPES))
 
 def gke_target(args: GkePlatformArgs) -> GkeCluster:
     """The ``GkeCluster`` the arguments describe (raises its own ValidationError)."""
+    require_lists(args, ("default_zones", "extra_node_roles"))
     return GkeCluster(
         args["cluster_name"], location=args["location"], project=args["project"],
         node_service_account=args.get("node_service_account"), resource_labels=args.get("resource_labels"),
