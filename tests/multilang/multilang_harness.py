@@ -8,7 +8,8 @@ program under the recording mock monitor (``nodepools.offline.engine``): the wir
 Kubernetes provider as a resource reference with its dependency) is turned into
 inputs by the server's own ``_construct_inputs``, options by ``_construct_options``,
 the provider constructs, and ``_construct_response`` serialises the state the
-TypeScript program gets back.
+TypeScript program gets back. ``test_grpc_construct`` covers the rest once: the
+plugin process, its ``Construct`` over gRPC, registrations over gRPC.
 """
 import asyncio
 from dataclasses import dataclass, field
