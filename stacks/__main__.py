@@ -18,8 +18,8 @@ No provider data source is read, so every stack previews without credentials
 """
 import pulumi
 
-from nodepools.backends.aws.cluster import eks_cluster, eks_target
-from nodepools.backends.gcp.cluster import gke_cluster, gke_target
+from nodepools.config.eks import eks_cluster, eks_target
+from nodepools.config.gke import gke_cluster, gke_target
 from nodepools.components.platform import Platform
 from nodepools.config import from_pulumi
 from nodepools.config.outputs import pools_outputs
