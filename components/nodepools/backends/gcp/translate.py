@@ -47,6 +47,11 @@ class NodePoolPlan:
 def translate(spec: PoolSpec, ctx: GkeContext) -> NodePoolPlan:
     """The node pool for ``spec``. Raises a ValidationError for GKE-specific problems."""
     pool_problems(spec, ctx).raise_if_any("GkeNodePool")
+    return translate_checked(spec, ctx)
+
+
+def translate_checked(spec: PoolSpec, ctx: GkeContext) -> NodePoolPlan:
+    """``translate`` for a spec that has passed GKE's pool rules (``GkeCluster.check_pool``)."""
     spot = spec.capacity is CapacityType.SPOT
     args: dict[str, Any] = {
         "name": spec.name,
