@@ -8,7 +8,7 @@ Everything is validated before ``super().__init__``, so bad input registers noth
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -20,6 +20,9 @@ from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, Guardrails
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
+
+if TYPE_CHECKING:  # validated.py imports addon_problems from here
+    from nodepools.components.validated import ValidatedPlatform
 
 
 def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: Problems,
@@ -49,7 +52,8 @@ class Guardrails(pulumi.ComponentResource):
     EKS; None leaves it unannotated, e.g. for EKS Pod Identity). ``region`` is
     required where the cloud's autoscaler chart needs it (EKS). Outputs:
     ``namespaces`` (class -> name), ``local_queues`` (class -> queue name),
-    ``releases`` (key -> Helm release), ``plan`` (the built objects).
+    ``releases`` (key -> Helm release), ``plan`` (the built objects). ``validated`` (from ``validate_platform``) skips the
+    checks it already covers.
     """
 
     plan: GuardrailsPlan
@@ -57,11 +61,12 @@ class Guardrails(pulumi.ComponentResource):
     def __init__(self, resource_name: str, pools: ClusterPools, spec: GuardrailsSpec, cloud: Cloud,
                  cluster_name: pulumi.Input[str], k8s_provider: k8s.Provider,
                  autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
-                 opts: pulumi.ResourceOptions | None = None) -> None:
-        problems = Problems()
-        addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
-        guardrail_problems(spec, pools.pools, problems, ("spec",))
-        problems.raise_if_any("Guardrails")
+                 opts: pulumi.ResourceOptions | None = None, *, validated: "ValidatedPlatform | None" = None) -> None:
+        if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
+            problems = Problems()
+            addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
+            guardrail_problems(spec, pools.pools, problems, ("spec",))
+            problems.raise_if_any("Guardrails")
         plan = guardrails_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
         super().__init__(COMPONENT_GUARDRAILS, resource_name, None, opts)
         self.plan = plan

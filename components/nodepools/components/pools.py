@@ -11,6 +11,7 @@ from typing import Any, Mapping
 import pulumi
 
 from nodepools.backends.base import ClusterTarget, RegisteredPool
+from nodepools.components.validated import ValidatedPlatform
 from nodepools.spec.contract import WorkloadContract, workload_contract
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import COMPONENT_NODE_POOL
@@ -20,7 +21,8 @@ class NodePool(pulumi.ComponentResource):
     """One node pool of any class, on the cloud of ``cluster``.
 
     ``spec`` is a ``PoolSpec`` or its fields as a mapping (``name`` defaults to the
-    resource name). Outputs: ``pool_name``, ``pool_class``, ``node_labels``,
+    resource name). It is checked against the cloud's rules unless ``validated``
+    (from ``validate_platform``) already covers it. Outputs: ``pool_name``, ``pool_class``, ``node_labels``,
     ``node_taints`` and ``contract`` (tolerations + required node affinity a
     workload needs to land here).
     """
@@ -30,10 +32,11 @@ class NodePool(pulumi.ComponentResource):
     registered: RegisteredPool
 
     def __init__(self, resource_name: str, spec: PoolSpec | Mapping[str, Any], cluster: ClusterTarget,
-                 opts: pulumi.ResourceOptions | None = None) -> None:
+                 opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None) -> None:
         if not isinstance(spec, PoolSpec):
             spec = PoolSpec.model_validate({"name": resource_name, **dict(spec)})
-        cluster.check_pool(spec)
+        if validated is None or not validated.covers_pool(spec, cluster.cloud):
+            cluster.check_pool(spec)
         super().__init__(COMPONENT_NODE_POOL, resource_name, None, opts)
         self.spec = spec
         self.contract = workload_contract(spec)
