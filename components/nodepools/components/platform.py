@@ -14,13 +14,17 @@ from pydantic import Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.guardrails import Guardrails, addon_problems
+from nodepools.components.karpenter import Karpenter
 from nodepools.components.pools import NodePool
 from nodepools.guardrails import autoscaler
+from nodepools.guardrails import karpenter as karpenter_chart
+from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.checks import guardrail_problems
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import is_karpenter, karpenter_pools
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import COMPONENT_PLATFORM
@@ -51,6 +55,11 @@ def _region(cluster: ClusterTarget, args: PlatformArgs) -> Any:
     return args.region if args.region is not None else getattr(cluster, "region", None)
 
 
+def _installs_autoscaler(cluster: ClusterTarget, args: PlatformArgs, pools: ClusterPools) -> bool:
+    return installs_cluster_autoscaler(not CLOUD_ADDONS[cluster.cloud].cluster_autoscaler, args.guardrails.addons,
+                                       pools.pools)
+
+
 class Platform(pulumi.ComponentResource):
     """Every pool of ``cluster`` (``NodePool`` components) and its ``Guardrails``.
 
@@ -74,11 +83,21 @@ class Platform(pulumi.ComponentResource):
         super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
         self.cluster_pools = cluster_pools
         role_arn = None
-        if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
+        if _installs_autoscaler(cluster, args, cluster_pools):
             role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
                                                                     parent=self)
         child = pulumi.ResourceOptions(parent=self)
-        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child) for p in args.pools}
+        pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child)
+                 for p in args.pools if not is_karpenter(p)}
+        self.karpenter = None
+        if karpenter_pools(args.pools):
+            # Karpenter runs on the managed system pool; its pools wait for its release (the CRDs).
+            self.karpenter = Karpenter(f"{resource_name}-karpenter", cluster, cluster_pools, args.guardrails, region,
+                                       k8s_provider, opts=pulumi.ResourceOptions(parent=self,
+                                                                                 depends_on=list(pools.values())))
+            pools.update({p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child)
+                          for p in karpenter_pools(args.pools)})
+        self.pools = {p.name: pools[p.name] for p in args.pools}
         self.guardrails = Guardrails(
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
             k8s_provider, autoscaler_role_arn=role_arn, region=region,
@@ -109,9 +128,14 @@ class Platform(pulumi.ComponentResource):
         if cluster_pools is not None:
             addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
                            spec_root=("guardrails",))
-        if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
+        if cluster_pools is not None and _installs_autoscaler(cluster, args, cluster_pools):
             try:
                 cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)
+            except ValidationError as err:
+                problems.absorb(err, ("cluster",))
+        if cluster_pools is not None and karpenter_pools(args.pools) and args.guardrails.addons.karpenter.install:
+            try:
+                cluster.check_karpenter(karpenter_chart.NAMESPACE, karpenter_chart.SERVICE_ACCOUNT, region)
             except ValidationError as err:
                 problems.absorb(err, ("cluster",))
         problems.raise_if_any("Platform")

@@ -197,9 +197,15 @@ def _with_instance_labels(labels: dict[str, Any], types: Any) -> dict[str, Any]:
     return out
 
 
+def _read_karpenter(props: dict, urn: str, name: str) -> PoolView:
+    from nodepools.inventory.karpenter import read_karpenter
+    return read_karpenter(props, urn, name)
+
+
 _READERS: dict[str, Callable[[dict, str, str], PoolView]] = {
     v.TYPE_EKS_NODE_GROUP: _read_eks,
     v.TYPE_GKE_NODE_POOL: _read_gke,
+    v.TYPE_KARPENTER_NODE_POOL: _read_karpenter,
 }
 
 

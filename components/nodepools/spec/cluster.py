@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import check_cluster_provisioners, is_karpenter
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud, PoolClass
@@ -42,6 +43,8 @@ class ClusterPools(StrictModel):
         if not any(p.pool_class is PoolClass.RESIDENT for p in self.pools):
             problems.add("pools", "a cluster needs one resident pool: system add-ons (CoreDNS, the autoscaler, "
                          "Kueue) run there", [p.name for p in self.pools])
+        else:
+            check_cluster_provisioners(self.cloud, self.pools, self.system_pool, problems)
         problems.raise_if_any("ClusterPools")
         return self
 
@@ -50,6 +53,8 @@ class ClusterPools(StrictModel):
 
     @property
     def system_pool(self) -> PoolSpec:
-        """The pool that runs cluster add-ons: the untainted resident pool, else the first resident."""
+        """The pool that runs cluster add-ons: the untainted resident pool, else the first resident
+        (managed node groups first: Karpenter must not provision the nodes it runs on)."""
         residents = self.by_class(PoolClass.RESIDENT)
+        residents = [p for p in residents if not is_karpenter(p)] or residents
         return next((p for p in residents if not p.is_tainted), residents[0])
