@@ -146,3 +146,26 @@ def test_karpenter_nodepool_label_selects_a_docs_pool(check):
         nodeSelector={"karpenter.sh/nodepool": "default"}, tolerations=[toleration(CLASS, "batch")]))
     # It lands on the docs pool (no schedulable finding); only the two-defaults finding remains.
     assert fired(check(fx)) == {("pool-taints", fx.urn("web"))}
+
+
+def test_gpu_node_pools_without_device_plugin(check):
+    fx = karpenter_golden().drop("nvidia-device-plugin")
+    assert fired(check(fx)) == {("gpu-device-plugin", fx.urn("infer")), ("gpu-device-plugin", fx.urn("train"))}
+
+
+def test_untainted_gpu_node_pool_takes_cpu_work(check):
+    fx = karpenter_golden().edit("infer", lambda p: p["spec"]["template"]["spec"].pop("taints"))
+    assert fired(check(fx)) == {
+        ("gpu-pool-taint", fx.urn("infer")), ("pool-taints", fx.urn("infer")),
+        ("gpu-nodes-gpu-only", fx.urn("api")), ("gpu-nodes-gpu-only", fx.urn("nightly"))}
+
+
+def test_gpu_job_admitting_node_pools_of_two_models(check):
+    from karpenter_builders import ours
+    h100 = ours("train-h100", "gpu-training", req(CAPACITY, "In", "spot"),
+                req("karpenter.k8s.aws/instance-gpu-name", "In", "h100"), gpu_model="nvidia-h100",
+                limits={"cpu": "192", "memory": "2048Gi", GPU: "8"})
+    fx = karpenter_golden().add(h100).edit("finetune", lambda p: template_spec(p).pop("nodeSelector"))
+    diags = check(fx)
+    assert fired(diags) == {("gpu-model-selected", fx.urn("finetune"))}
+    assert "admits GPU pools of 2 accelerator models (nvidia-a100, nvidia-h100)" in diags[0].message

@@ -45,6 +45,10 @@ class EksCluster:
       (encrypted with the account's EBS default key).
     - ``partition``: ``aws`` (default), ``aws-cn`` or ``aws-us-gov``, for policy ARNs.
     - ``provider``: an explicit ``pulumi_aws.Provider`` for every resource. Default None.
+
+    Pools with ``provisioner: karpenter`` become a Karpenter NodePool + EC2NodeClass;
+    they need Karpenter's side registered and bound first (``register_karpenter``,
+    ``bind_karpenter``), which ``Platform`` does.
     """
 
     cloud = Cloud.AWS
