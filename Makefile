@@ -3,11 +3,11 @@
 VENV ?= .venv
 PYTHON ?= python3
 STACK ?= aws-dev
-# The examples' app workloads are sized for the aws-dev pools: the default plan
+# The examples' app workloads are sized for the aws-dev pools (aws-karpenter has the same): the plan
 # places them there (matrix + Mermaid report); other stacks plan the platform alone
 # unless WORKLOADS is given.
 EXAMPLE_WORKLOADS := examples/gpu-inference examples/spot-training examples/batch-cronjob
-WORKLOADS ?= $(if $(filter aws-dev,$(STACK)),$(EXAMPLE_WORKLOADS),)
+WORKLOADS ?= $(if $(filter aws-dev aws-karpenter,$(STACK)),$(EXAMPLE_WORKLOADS),)
 STAMP := $(VENV)/.installed
 
 .PHONY: plan test bench clean

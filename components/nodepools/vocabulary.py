@@ -184,3 +184,25 @@ def class_taint(pool_class: PoolClass) -> dict[str, str]:
 
 def gpu_taint() -> dict[str, str]:
     return {"key": TAINT_GPU_KEY, "value": TAINT_GPU_VALUE, "effect": TaintEffect.NO_SCHEDULE.value}
+
+
+# --- Karpenter (design.md section 7) ---------------------------------------------
+class Provisioner(str, Enum):
+    """How a pool's nodes are made: an EKS managed node group (default) or Karpenter."""
+
+    MANAGED = "managed"
+    KARPENTER = "karpenter"
+
+
+TYPE_KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+TYPE_KARPENTER_EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+# Karpenter sets these on every node it launches.
+LABEL_KARPENTER_NODEPOOL = "karpenter.sh/nodepool"
+LABEL_KARPENTER_CAPACITY_TYPE = "karpenter.sh/capacity-type"
+KARPENTER_CAPACITY_SPOT = "spot"
+KARPENTER_CAPACITY_ON_DEMAND = "on-demand"
+# Pod annotation: Karpenter never voluntarily disrupts a node running such a pod.
+ANNOTATION_KARPENTER_DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+# Node annotation that keeps cluster-autoscaler from scaling a node down.
+ANNOTATION_CA_SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+COMPONENT_KARPENTER = "nodepools:karpenter:Karpenter"

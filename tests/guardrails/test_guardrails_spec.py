@@ -29,7 +29,7 @@ def test_defaults_are_the_documented_ones():
         "resident": "services", "batch": "batch", "gpu-inference": "inference", "gpu-training": "training"}
     assert (spec.batch_quota_share, spec.kubernetes_version, spec.kueue.value) == (0.5, "1.33", "auto")
     assert spec.charts.model_dump() == {"nvidia_device_plugin": "0.20.0", "cluster_autoscaler": "9.59.0",
-                                        "cluster_autoscaler_image": None, "kueue": "0.19.2"}
+                                        "cluster_autoscaler_image": None, "kueue": "0.19.2", "karpenter": "1.14.1"}
     assert spec.autoscaler_image == "v1.33.5"  # the autoscaler release of the cluster's minor
 
 
@@ -85,7 +85,7 @@ def test_limit_range_request_above_limit():
 def test_unknown_field_is_refused():
     assert spec_errors(batch_share=0.5) == [
         "batch_share: unknown field (allowed: namespaces, batch_quota_share, kubernetes_version, kueue, "
-        "kueue_pods_ready_timeout_minutes, alerts, quota_priority_class_scopes, limit_range, charts)"]
+        "kueue_pods_ready_timeout_minutes, alerts, quota_priority_class_scopes, limit_range, charts, addons)"]
 
 
 def test_gpu_class_namespace_without_a_pool_of_that_class():

@@ -15,9 +15,11 @@ from nodepools.multilang import guardrails_args, pool_args
 from nodepools.multilang.provider import NodepoolsProvider
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.instances import GpuModel
+from nodepools.guardrails.addon_modes import AddonMode, AddonsSpec
+from nodepools.spec.karpenter import KarpenterOptions
 from nodepools.spec.pool import CustomCapacity, GpuSpec, PoolSpec, Taint
 from nodepools.spec.presets import PlacementStrategy
-from nodepools.vocabulary import Architecture, CapacityType, PoolClass, TaintEffect
+from nodepools.vocabulary import Architecture, CapacityType, PoolClass, Provisioner, TaintEffect
 
 EKS, GKE = "nodepools:index:EksPlatform", "nodepools:index:GkePlatform"
 K8S_PROVIDER_REF = "/kubernetes/v{}/schema.json#/resources/pulumi:providers:kubernetes"
@@ -114,7 +116,8 @@ def test_outputs_are_typed(schema, token):
     (pool_args.Pool, PoolSpec), (pool_args.Taint, Taint), (pool_args.Gpu, GpuSpec),
     (pool_args.CustomCapacity, CustomCapacity), (guardrails_args.Guardrails, GuardrailsSpec),
     (guardrails_args.Alerts, AlertsSpec), (guardrails_args.LimitRange, LimitRangeSpec),
-    (guardrails_args.ChartVersions, ChartVersions)])
+    (guardrails_args.ChartVersions, ChartVersions), (pool_args.KarpenterOptions, KarpenterOptions),
+    (guardrails_args.Addons, AddonsSpec), (guardrails_args.AddonMode, AddonMode)])
 def test_args_carry_every_spec_field_by_its_python_name(args_type, spec):
     """Arguments convert into the specs by name: a field the spec gains must be added to its args type
     (or the other languages silently cannot set it)."""
@@ -138,7 +141,7 @@ def values(enum: type[Enum]) -> list[str]:
     ("Pool", "placement", values(PlacementStrategy)), ("Taint", "effect", values(TaintEffect)),
     ("Gpu", "model", values(GpuModel)), ("CustomCapacity", "architecture", values(Architecture)),
     ("CustomCapacity", "gpuModel", values(GpuModel)), ("Guardrails", "kueue", values(KueueMode)),
-    ("Guardrails", "namespaces", values(PoolClass)),
+    ("Guardrails", "namespaces", values(PoolClass)), ("Pool", "provisioner", values(Provisioner)),
     ("Guardrails", "kubernetesVersion", list(SUPPORTED_KUBERNETES_VERSIONS)),
 ])
 def test_string_choices_are_listed_in_their_description(schema, where, name, allowed):

@@ -18,7 +18,7 @@ from nodepools import vocabulary as v
 from nodepools.offline.analyzer import PackResource
 from nodepools.offline.engine import run_program
 
-from reliability_programs import eks_program, gke_program
+from reliability_programs import eks_karpenter_program, eks_program, gke_program
 
 # Resources the fuzzer sent with damaged properties, per type (the conftest reports it).
 TRIED: Counter = Counter()
@@ -31,7 +31,8 @@ HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
 # Kubernetes provider are left out to keep each example cheap).
 KEEP = (*v.POOL_RESOURCE_TYPES, v.TYPE_ASG_TAG, v.TYPE_NAMESPACE, v.TYPE_RESOURCE_QUOTA, v.TYPE_LIMIT_RANGE,
         v.TYPE_PRIORITY_CLASS, v.TYPE_HELM_RELEASE, v.TYPE_PROMETHEUS_RULE, v.TYPE_KUEUE_RESOURCE_FLAVOR,
-        v.TYPE_KUEUE_CLUSTER_QUEUE, v.TYPE_KUEUE_LOCAL_QUEUE)
+        v.TYPE_KUEUE_CLUSTER_QUEUE, v.TYPE_KUEUE_LOCAL_QUEUE, v.TYPE_KARPENTER_NODE_POOL)
+PROGRAMS = {"aws": eks_program, "gcp": gke_program, "karpenter": eks_karpenter_program}
 
 
 def _toleration(key: str, value: str) -> dict[str, Any]:
@@ -134,12 +135,12 @@ def alert_resources() -> list[PackResource]:
 
 @lru_cache(maxsize=None)
 def _platform(cloud: str) -> tuple[PackResource, ...]:
-    run = run_program(eks_program() if cloud == "aws" else gke_program(), preview=True)
+    run = run_program(PROGRAMS[cloud](), preview=True)
     # The autoscaler's node-template tags matter only for pools that scale from zero.
     kept = [replace(PackResource.from_registration(r), properties=json_format.MessageToDict(r.wire))
             for r in run.resources if r.type in KEEP
             and not (r.type == v.TYPE_ASG_TAG and r.name.startswith(("p-web-", "p-infer-")))]
-    if cloud == "aws":
+    if cloud in ("aws", "karpenter"):
         cluster = PackResource(v.TYPE_EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
     else:
         cluster = PackResource(v.TYPE_GKE_CLUSTER, "main", {"name": "main", "location": "us-central1",
@@ -151,6 +152,7 @@ def _platform(cloud: str) -> tuple[PackResource, ...]:
 
 
 def base_stack(cloud: str) -> list[PackResource]:
-    """A fresh copy of the compliant stack for ``cloud`` (``aws`` or ``gcp``)."""
+    """A fresh copy of the compliant stack for ``cloud`` (``aws``, ``gcp``, or ``karpenter``: EKS with
+    Karpenter pools)."""
     return [copy.deepcopy(r) for r in (*_platform(cloud), *workloads(),
                                        *alert_resources())]

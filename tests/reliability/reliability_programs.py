@@ -75,6 +75,13 @@ def eks_program(**overrides: dict[str, Any]) -> Callable[[], None]:
     return platform_program(eks_target, aws_pools(**overrides), region="us-west-2")
 
 
+def eks_karpenter_program() -> Callable[[], None]:
+    """The EKS platform with its batch and GPU pools built by Karpenter (the system pool stays managed)."""
+    karpenter = {"provisioner": "karpenter"}
+    return platform_program(eks_target, aws_pools(jobs=karpenter, infer=karpenter, train=karpenter),
+                            region="us-west-2")
+
+
 def gke_program(**overrides: dict[str, Any]) -> Callable[[], None]:
     return platform_program(gke_target, gcp_pools(**overrides))
 

@@ -74,11 +74,14 @@ def pack():
     runner.close()
 
 
-BASES = {cloud: base_stack(cloud) for cloud in ("aws", "gcp")}
+BASES = {cloud: base_stack(cloud) for cloud in ("aws", "gcp", "karpenter")}
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 # Cloud resources on their cloud's stack; Kubernetes ones on the GKE stack (the
-# cheaper to analyse; the objects are the same on both).
+# cheaper to analyse; the objects are the same on both). Karpenter NodePools on the
+# EKS stack whose batch and GPU pools Karpenter builds.
 TYPES = sorted({(cloud, r.type) for cloud, stack in BASES.items() for r in stack
-                if (cloud == "gcp") == (not r.type.startswith("aws:"))})
+                if (r.type == KARPENTER_NODE_POOL if cloud == "karpenter"
+                    else (cloud == "gcp") == (not r.type.startswith("aws:")))})
 WORKLOADS = sorted((r.type, r.name) for r in BASES["gcp"] if r.type in WORKLOAD_TYPES)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from nodepools.guardrails.addon_modes import addon_mode_problems, installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
 from nodepools.guardrails.checks import guardrail_problems
 from nodepools.guardrails.plan import GuardrailsPlan, guardrails_plan
@@ -34,10 +35,15 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
         problems.add(root + ("cloud",), f"cloud {cloud.value!r} differs from the pools' cloud "
                      f"{cluster.cloud.value!r}", cloud.value)
     addons = CLOUD_ADDONS[cloud]
-    if addons.cluster_autoscaler and addons.autoscaler_region_value and region is None:
+    modes = spec.addons if spec is not None else GuardrailsSpec().addons
+    if spec is not None:
+        addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
+    if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
+        return
+    if addons.autoscaler_region_value and region is None:
         problems.add(root + ("region",), f"cluster-autoscaler on {cloud.value} needs the cluster's region (its "
                      "chart otherwise defaults to us-east-1 and would find no node groups)", None)
-    if addons.cluster_autoscaler and spec is not None and spec.autoscaler_image is None:
+    if spec is not None and spec.autoscaler_image is None:
         problems.add(spec_root + ("charts", "cluster_autoscaler_image"), "no cluster-autoscaler release is known "
                      f"for Kubernetes {spec.kubernetes_version} (known: "
                      f"{', '.join(sorted(AUTOSCALER_IMAGE_BY_KUBERNETES))}); set the image tag of the autoscaler "
@@ -118,9 +124,10 @@ class Guardrails(pulumi.ComponentResource):
             create_namespace=release.create_namespace, values=release.values, opts=self._opts())
 
     def _register_kueue(self, plan: GuardrailsPlan) -> None:
-        if "kueue" not in self.releases:
+        if not plan.local_queues:
             return
-        kueue = [self.releases["kueue"]]
+        # An existing Kueue (addons.kueue.existing) has no release to wait for.
+        kueue = [self.releases["kueue"]] if "kueue" in self.releases else []
         flavors = [self._custom(f"flavor-{o['metadata']['name']}", o, kueue) for o in plan.resource_flavors]
         queues: dict[PoolClass, pulumi.Resource] = {
             c: self._custom(f"clusterqueue-{c.value}", o, kueue + flavors) for c, o in plan.cluster_queues}

@@ -14,14 +14,15 @@ from pydantic import Field, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.guardrails import Guardrails
+from nodepools.components.karpenter import Karpenter
 from nodepools.components.pools import NodePool
-from nodepools.components.validated import ValidatedPlatform, validate_platform
+from nodepools.components.validated import ValidatedPlatform, installs_autoscaler, validate_platform
 from nodepools.guardrails import autoscaler
-from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.checks import guardrail_problems
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import is_karpenter, karpenter_pools
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import COMPONENT_PLATFORM
@@ -77,12 +78,21 @@ class Platform(pulumi.ComponentResource):
         super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
         self.cluster_pools = cluster_pools
         role_arn = None
-        if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
+        if installs_autoscaler(cluster.cloud, args, cluster_pools):
             role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
                                                                     parent=self)
         child = pulumi.ResourceOptions(parent=self)
-        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child, validated=validated)
-                      for p in args.pools}
+        pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child, validated=validated)
+                 for p in args.pools if not is_karpenter(p)}
+        self.karpenter = None
+        if karpenter_pools(args.pools):
+            # Karpenter runs on the managed system pool; its pools wait for its release (the CRDs).
+            self.karpenter = Karpenter(f"{resource_name}-karpenter", cluster, cluster_pools, args.guardrails,
+                                       validated.region, k8s_provider,
+                                       opts=pulumi.ResourceOptions(parent=self, depends_on=list(pools.values())))
+            pools.update({p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child, validated=validated)
+                          for p in karpenter_pools(args.pools)})
+        self.pools = {p.name: pools[p.name] for p in args.pools}
         self.guardrails = Guardrails(
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
             k8s_provider, autoscaler_role_arn=role_arn, region=validated.region, validated=validated,

@@ -16,10 +16,13 @@ from pydantic import ValidationError
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.guardrails import addon_problems
 from nodepools.guardrails import autoscaler
+from nodepools.guardrails import karpenter as karpenter_chart
+from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import karpenter_pools
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
@@ -50,6 +53,12 @@ def region_of(cluster: ClusterTarget, args: "PlatformArgs") -> Any:
     return args.region if args.region is not None else getattr(cluster, "region", None)
 
 
+def installs_autoscaler(cloud: Cloud, args: "PlatformArgs", pools: ClusterPools) -> bool:
+    """cluster-autoscaler goes in only where the cloud has none of its own, the add-on is
+    enabled and some managed node group autoscales."""
+    return installs_cluster_autoscaler(not CLOUD_ADDONS[cloud].cluster_autoscaler, args.guardrails.addons, pools.pools)
+
+
 def validate_platform(cluster: ClusterTarget, args: "PlatformArgs",
                       cluster_pools: ClusterPools | None = None) -> ValidatedPlatform:
     """Every problem of the cluster's pool set, the cloud's pool rules and the
@@ -73,9 +82,14 @@ def validate_platform(cluster: ClusterTarget, args: "PlatformArgs",
     if cluster_pools is not None:
         addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
                        spec_root=("guardrails",))
-    if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
+    if cluster_pools is not None and installs_autoscaler(cluster.cloud, args, cluster_pools):
         try:
             cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)
+        except ValidationError as err:
+            problems.absorb(err, ("cluster",))
+    if cluster_pools is not None and karpenter_pools(args.pools) and args.guardrails.addons.karpenter.install:
+        try:
+            cluster.check_karpenter(karpenter_chart.NAMESPACE, karpenter_chart.SERVICE_ACCOUNT, region)
         except ValidationError as err:
             problems.absorb(err, ("cluster",))
     problems.raise_if_any("Platform")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nodepools.guardrails import derive
+from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
 from nodepools.guardrails.alerts import prometheus_rule
 from nodepools.guardrails.autoscaler import autoscaler_release
@@ -53,12 +54,12 @@ def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: A
     pools = cluster.pools
     plan = GuardrailsPlan(priority_classes(), namespaces(spec, pools), resource_quotas(spec, pools),
                           limit_ranges(spec, pools))
-    if addons.nvidia_device_plugin:
+    if addons.nvidia_device_plugin and spec.addons.install_device_plugin:
         plan.device_plugin = device_plugin_release(cluster, spec)
-    if addons.cluster_autoscaler:
+    if installs_cluster_autoscaler(not addons.cluster_autoscaler, spec.addons, pools):
         plan.cluster_autoscaler = autoscaler_release(cluster, spec, addons, cluster_name, region, role_arn)
-    plan.kueue = kueue_release(spec, cluster)
-    if plan.kueue is not None:
+    if derive.kueue_enabled(spec, pools) and spec.addons.kueue.enabled:
+        plan.kueue = kueue_release(spec, cluster) if spec.addons.kueue.install else None
         plan.resource_flavors = resource_flavors(cluster)
         plan.cluster_queues = cluster_queues(spec, cluster)
         plan.local_queues = local_queues(spec, cluster)

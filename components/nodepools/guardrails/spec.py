@@ -11,6 +11,7 @@ from enum import Enum
 
 from pydantic import Field, model_validator
 
+from nodepools.guardrails.addon_modes import AddonsSpec, kueue_mode_problem
 from nodepools.spec.model import StrictModel
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
@@ -54,7 +55,9 @@ AUTOSCALER_IMAGE_BY_KUBERNETES = {"1.32": "v1.32.5", "1.33": "v1.33.5", "1.34": 
 
 class ChartVersions(_Strict):
     """Pinned add-on versions (kubernetes-facts.md section 0). Defaults: NVIDIA
-    device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0, Kueue chart 0.19.2;
+    device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0, Kueue chart 0.19.2,
+    Karpenter chart 1.14.1 (``oci://public.ecr.aws/karpenter/karpenter``, used only
+    when the cluster has Karpenter pools);
     ``cluster_autoscaler_image`` None takes the autoscaler release of the cluster's
     Kubernetes minor (``AUTOSCALER_IMAGE_BY_KUBERNETES``)."""
 
@@ -62,11 +65,12 @@ class ChartVersions(_Strict):
     cluster_autoscaler: str = "9.59.0"
     cluster_autoscaler_image: str | None = None
     kueue: str = "0.19.2"
+    karpenter: str = "1.14.1"
 
     @model_validator(mode="after")
     def _check(self) -> "ChartVersions":
         problems = Problems()
-        for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue"):
+        for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue", "karpenter"):
             value = getattr(self, field)
             if not _CHART_VERSION.match(value):
                 problems.add(field, f"chart version {value!r} must be an exact version MAJOR.MINOR.PATCH "
@@ -143,6 +147,8 @@ class GuardrailsSpec(_Strict):
     - ``quota_priority_class_scopes`` (default off): add a quota per namespace that
       admits no pod whose PriorityClass is not the namespace's own class.
     - ``limit_range``, ``charts``: see ``LimitRangeSpec``, ``ChartVersions``.
+    - ``addons``: which add-ons are installed, disabled or already running
+      (``nodepools.guardrails.addon_modes.AddonsSpec``; default: install all).
     """
 
     namespaces: dict[PoolClass, str] = Field(default_factory=dict)
@@ -154,6 +160,7 @@ class GuardrailsSpec(_Strict):
     quota_priority_class_scopes: bool = False
     limit_range: LimitRangeSpec = Field(default_factory=LimitRangeSpec)
     charts: ChartVersions = Field(default_factory=ChartVersions)
+    addons: AddonsSpec = Field(default_factory=AddonsSpec)
 
     @model_validator(mode="after")
     def _check(self) -> "GuardrailsSpec":
@@ -177,6 +184,7 @@ class GuardrailsSpec(_Strict):
                 problems.add(loc, f"namespace {name!r} is already the {seen[name].value} namespace; each workload "
                              "class needs its own namespace (its quota and LimitRange differ)", name)
             seen.setdefault(name, pool_class)
+        kueue_mode_problem(self.addons, self.kueue is KueueMode.ON, problems, ())
         problems.raise_if_any("GuardrailsSpec")
         return self
 

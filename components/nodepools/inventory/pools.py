@@ -13,6 +13,7 @@ from typing import Any, Callable
 from nodepools import vocabulary as v
 from nodepools.clouds import aws as eks
 from nodepools.clouds import gcp as gke
+from nodepools.inventory.karpenter import read_karpenter
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
 from nodepools.spec.instances import InstanceType, lookup
 
@@ -201,9 +202,15 @@ def _with_instance_labels(labels: dict[str, Any], types: Any) -> dict[str, Any]:
     return out
 
 
+def _read_karpenter(props: dict, urn: str, name: str) -> PoolView:
+    # A NodePool's taints are Kubernetes objects: their effects need no cloud mapping.
+    return read_karpenter(props, urn, name, PoolView, lambda raw: _taints(raw, {}))
+
+
 _READERS: dict[str, Callable[[dict, str, str], PoolView]] = {
     v.TYPE_EKS_NODE_GROUP: _read_eks,
     v.TYPE_GKE_NODE_POOL: _read_gke,
+    v.TYPE_KARPENTER_NODE_POOL: _read_karpenter,
 }
 
 

@@ -19,6 +19,32 @@ class ChartVersions(TypedDict):
     """cluster-autoscaler image tag vMAJOR.MINOR.PATCH. Default: the release of the cluster's Kubernetes minor."""
     kueue: NotRequired[str]
     """Kueue chart version. Default: 0.19.2."""
+    karpenter: NotRequired[str]
+    """Karpenter chart version. Default: 1.14.1."""
+
+
+class AddonMode(TypedDict):
+    """Whether the cluster uses an add-on and whether it runs it already."""
+
+    enabled: NotRequired[bool]
+    """The cluster uses the add-on. Default: true."""
+    existing: NotRequired[bool]
+    """The cluster runs the add-on already: nothing is installed. Default: false."""
+
+
+class Addons(TypedDict):
+    """Which add-ons the platform installs, for a cluster that may already run its own."""
+
+    device_plugin: NotRequired[AddonMode]
+    """The NVIDIA device plugin. Default: enabled, installed."""
+    cluster_autoscaler: NotRequired[AddonMode]
+    """cluster-autoscaler. Default: enabled, installed when a managed node group autoscales."""
+    karpenter: NotRequired[AddonMode]
+    """Karpenter. Default: enabled, installed when a pool has provisioner karpenter."""
+    kueue: NotRequired[AddonMode]
+    """Kueue. Default: enabled, installed as the kueue setting says."""
+    gpu_operator: NotRequired[bool]
+    """The NVIDIA GPU Operator runs the device plugin: no second one is installed. Default: false."""
 
 
 class LimitRange(TypedDict):
@@ -76,3 +102,5 @@ class Guardrails(TypedDict):
     """Container defaults. Default: as documented on LimitRange."""
     charts: NotRequired[ChartVersions]
     """Pinned add-on versions. Default: as documented on ChartVersions."""
+    addons: NotRequired[Addons]
+    """Which add-ons are installed, disabled or already running. Default: every add-on enabled."""

@@ -15,12 +15,12 @@ from pulumi.errors import InputPropertiesError, InputPropertyErrorDetails
 from pulumi.provider.experimental.util import camel_case
 from pydantic import ValidationError
 
-from nodepools.multilang.guardrails_args import Alerts, ChartVersions, Guardrails, LimitRange
-from nodepools.multilang.pool_args import CustomCapacity, Gpu, Pool, Taint
+from nodepools.multilang.guardrails_args import AddonMode, Addons, Alerts, ChartVersions, Guardrails, LimitRange
+from nodepools.multilang.pool_args import CustomCapacity, Gpu, KarpenterOptions, Pool, Taint
 from nodepools.spec.errors import dotted, message_of
 
-SHARED_ARG_TYPES = (Pool, Taint, Gpu, CustomCapacity, Guardrails, Alerts, LimitRange,
-                    ChartVersions)
+SHARED_ARG_TYPES = (Pool, Taint, Gpu, CustomCapacity, KarpenterOptions, Guardrails, Alerts, LimitRange,
+                    ChartVersions, Addons, AddonMode)
 
 # Inputs whose keys are user data, never field names.
 MAP_FIELDS = frozenset({"labels", "custom_capacity", "namespaces", "rule_labels", "tags", "resource_labels"})

@@ -49,6 +49,16 @@ class CustomCapacity(TypedDict):
     nvidia-h100. Default: none."""
 
 
+class KarpenterOptions(TypedDict):
+    """Options of a Karpenter pool (provisioner karpenter)."""
+
+    on_demand_fallback: NotRequired[bool]
+    """A spot batch or gpu-training pool may also launch on-demand nodes when spot has no capacity.
+    Default: false."""
+    expire_after_hours: NotRequired[int]
+    """Node lifetime (the NodePool's expireAfter), 1 to 8760 hours. Default: 720."""
+
+
 class Pool(TypedDict):
     """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
     min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
@@ -84,3 +94,8 @@ class Pool(TypedDict):
     """One of spread, compact. Default: spread."""
     custom_capacity: NotRequired[dict[str, CustomCapacity]]
     """Capacity of instance types missing from the instance table, by type name. Default: none."""
+    provisioner: NotRequired[str]
+    """How the nodes are provisioned, one of managed (an EKS managed node group), karpenter (a Karpenter
+    NodePool and EC2NodeClass, EKS only). Default: managed."""
+    karpenter: NotRequired[KarpenterOptions]
+    """Options of a Karpenter pool. Default: none (Karpenter's defaults as documented on KarpenterOptions)."""

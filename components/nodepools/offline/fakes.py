@@ -40,6 +40,13 @@ _FAKES = {
         "arn": f"arn:aws:iam::{_ACCOUNT}:oidc-provider/oidc.eks.{_REGION}.amazonaws.com/id/FAKE"},
     "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1.0},
     "aws:ec2/placementGroup:PlacementGroup": lambda name, inputs: {"name": inputs.get("name", name)},
+    # Karpenter's cloud side (backends/aws/karpenter_register.py).
+    "aws:iam/instanceProfile:InstanceProfile": lambda name, inputs: {
+        "name": inputs.get("name", name), "arn": f"arn:aws:iam::{_ACCOUNT}:instance-profile/{name}"},
+    "aws:sqs/queue:Queue": lambda name, inputs: {
+        "name": inputs.get("name", name), "arn": _arn("sqs", inputs.get("name", name)),
+        "url": f"https://sqs.{_REGION}.amazonaws.com/{_ACCOUNT}/{inputs.get('name', name)}"},
+    "aws:cloudwatch/eventRule:EventRule": lambda name, inputs: {"name": inputs.get("name", name)},
     "gcp:serviceaccount/account:Account": lambda name, inputs: {
         "email": f"{inputs.get('accountId', name)}@fake-project.iam.gserviceaccount.com"},
     "gcp:container/cluster:Cluster": lambda name, inputs: {

@@ -36,6 +36,9 @@ def selector_matches(node_selector: Any, labels: NodeLabels) -> tuple[Tri, str]:
             return False, f"nodeSelector {key}={want}: the pool's nodes have no label {key}"
         if is_unknown(want) or is_unknown(have):
             undecided = undecided or f"nodeSelector {key}: value unknown at preview or differs per node"
+        elif isinstance(have, frozenset):  # inventory.karpenter.OneOf: a node with any of them
+            if want not in have:
+                return False, f"nodeSelector {key}={want}: the pool's nodes have {key} in {sorted(have)}"
         elif have != want:
             return False, f"nodeSelector {key}={want}: the pool's nodes have {key}={have}"
     return (UNKNOWN, undecided) if undecided else (True, "")
@@ -79,6 +82,8 @@ def requirement_matches(requirement: Mapping[str, Any], labels: NodeLabels) -> T
         return operator == "NotIn"
     if is_unknown(present) or is_unknown(have):
         return UNKNOWN
+    if isinstance(have, frozenset):  # inventory.karpenter.OneOf: can some node of the pool match?
+        return any(requirement_matches(requirement, _One(key, x, labels)) for x in have)
     if operator == "In":
         return have in values
     if operator == "NotIn":
@@ -87,6 +92,16 @@ def requirement_matches(requirement: Mapping[str, Any], labels: NodeLabels) -> T
     if node_value is None:
         return False
     return node_value > parse_int64(values[0]) if operator == "Gt" else node_value < parse_int64(values[0])
+
+
+class _One:
+    """``labels`` with ``key`` fixed to one of its possible values."""
+
+    def __init__(self, key: str, value: str, labels: NodeLabels) -> None:
+        self._key, self._value, self._labels = key, value, labels
+
+    def lookup(self, key: str) -> tuple[Tri, Any]:
+        return (True, self._value) if key == self._key else self._labels.lookup(key)
 
 
 def _field_requirement(requirement: Mapping[str, Any]) -> Tri:

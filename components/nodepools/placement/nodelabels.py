@@ -37,6 +37,8 @@ _PER_NODE = (LABEL_HOSTNAME, v.LABEL_ZONE, LABEL_REGION, v.LABEL_INSTANCE_TYPE, 
 _OPEN_PREFIXES = {
     v.TYPE_EKS_NODE_GROUP: ("eks.amazonaws.com/", "topology.ebs.csi.aws.com/"),
     v.TYPE_GKE_NODE_POOL: ("cloud.google.com/", "topology.gke.io/"),
+    # Karpenter labels every node with its instance's karpenter.k8s.aws/* facts.
+    v.TYPE_KARPENTER_NODE_POOL: ("karpenter.k8s.aws/", "karpenter.sh/", "topology.ebs.csi.aws.com/"),
 }
 _OPEN_EVERYWHERE = ("feature.node.kubernetes.io/",)
 _OPEN_ON_GPU = ("nvidia.com/",)

@@ -98,6 +98,9 @@ def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[
         if pool is not None:
             pools.append(pool)
             key = cluster_via_dependencies(r)
+            if is_unknown(key) and pool.type == v.TYPE_KARPENTER_NODE_POOL:
+                # A Kubernetes object: its cluster is its provider's, as for workloads.
+                key = cluster_via_dependencies(by_urn.get(r.provider))
             named = pool.cluster if isinstance(pool.cluster, str) else UNKNOWN
             pool_cluster[r.urn] = named if is_unknown(key) else key
         workload = read_workload(r.type, r.props, r.urn, r.name)

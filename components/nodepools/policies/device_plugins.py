@@ -120,6 +120,9 @@ def device_plugins(stack: StackView) -> list[DevicePlugin]:
 
 def needs_plugin(ref: PoolRef) -> Tri:
     """An EKS GPU pool whose image does not bundle the plugin (Bottlerocket NVIDIA does)."""
+    if ref.res.type == v.TYPE_KARPENTER_NODE_POOL:
+        # Its image is the EC2NodeClass's; AL2023's NVIDIA variant ships the driver, not the plugin.
+        return ref.view.is_gpu
     if ref.res.type != v.TYPE_EKS_NODE_GROUP or ref.view.is_gpu is False:
         return False
     ami = ref.res.props.get("amiType")

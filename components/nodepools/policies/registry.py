@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Severity
 
+from nodepools.policies import rules_karpenter as karp
 from nodepools.policies import rules_namespaces as ns
 from nodepools.policies import rules_offpeak as offpeak
 from nodepools.policies import rules_placement as place
@@ -106,6 +107,14 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "
        "only. Fix: pin nodepools.io/accelerator, one pool, or a class whose pools share a model.", LOW, A, "stack",
        place.check_gpu_model_selected, topic="placement"),
+    # design.md section 7: Karpenter NodePools.
+    _p("pool-spend-cap", "A Karpenter NodePool sets spec.limits, and a GPU-capable one limits nvidia.com/gpu too: "
+       "without limits it buys nodes, GPUs included, without bound. Fix: set spec.limits cpu, memory and "
+       "nvidia.com/gpu to the pool's maximum size.", HIGH, A, "resource", karp.check_pool_spend_cap, topic="pools"),
+    _p("training-disruption", "A workload that can land on a gpu-training or batch Karpenter NodePool whose "
+       "consolidationPolicy is WhenEmptyOrUnderutilized carries the pod annotation karpenter.sh/do-not-disrupt: "
+       "\"true\". Fix: annotate the pod template, or set the NodePool's consolidationPolicy to WhenEmpty.",
+       MEDIUM, A, "stack", karp.check_training_disruption, topic="placement"),
 )
 
 BY_NAME: dict[str, PolicySpec] = {p.name: p for p in POLICIES}

@@ -17,9 +17,12 @@ from nodepools.policies.base import Finding, Res, subject_of, unknown
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import PoolRef, StackView
 
-_TAINTS_FIELD = {v.TYPE_EKS_NODE_GROUP: "taints", v.TYPE_GKE_NODE_POOL: "nodeConfig.taints"}
+_TAINTS_FIELD = {v.TYPE_EKS_NODE_GROUP: "taints", v.TYPE_GKE_NODE_POOL: "nodeConfig.taints",
+                 v.TYPE_KARPENTER_NODE_POOL: "spec.template.spec.taints"}
 _SPOT_FIELD = {v.TYPE_EKS_NODE_GROUP: ("capacityType", "set capacityType to ON_DEMAND"),
-               v.TYPE_GKE_NODE_POOL: ("nodeConfig.spot", "set nodeConfig.spot and nodeConfig.preemptible to false")}
+               v.TYPE_GKE_NODE_POOL: ("nodeConfig.spot", "set nodeConfig.spot and nodeConfig.preemptible to false"),
+               v.TYPE_KARPENTER_NODE_POOL: ("spec.template.spec.requirements", "require karpenter.sh/capacity-type "
+                                            "In [on-demand]")}
 _VERSION_FIELD = {v.TYPE_EKS_CLUSTER: "version", v.TYPE_GKE_CLUSTER: "minMasterVersion"}
 _MINOR = re.compile(r"^(\d+)\.(\d+)")
 

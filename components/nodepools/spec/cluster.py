@@ -11,6 +11,7 @@ from typing import Sequence
 from pydantic import Field, model_validator
 
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import check_cluster_provisioners, is_karpenter
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud, PoolClass
@@ -37,6 +38,16 @@ def cluster_problems(cloud: Cloud, pools: Sequence[PoolSpec], problems: Problems
     if not any(p.pool_class is PoolClass.RESIDENT for p in pools):
         problems.add("pools", "a cluster needs one resident pool: system add-ons (CoreDNS, the autoscaler, "
                      "Kueue) run there", [p.name for p in pools])
+    else:
+        check_cluster_provisioners(cloud, pools, system_pool_of(pools), problems)
+
+
+def system_pool_of(pools: Sequence[PoolSpec]) -> PoolSpec:
+    """The pool that runs cluster add-ons: the untainted resident pool, else the first resident
+    (managed node groups first: Karpenter must not provision the nodes it runs on)."""
+    residents = [p for p in pools if p.pool_class is PoolClass.RESIDENT]
+    residents = [p for p in residents if not is_karpenter(p)] or residents
+    return next((p for p in residents if not p.is_tainted), residents[0])
 
 
 class ClusterPools(StrictModel):
@@ -57,6 +68,5 @@ class ClusterPools(StrictModel):
 
     @property
     def system_pool(self) -> PoolSpec:
-        """The pool that runs cluster add-ons: the untainted resident pool, else the first resident."""
-        residents = self.by_class(PoolClass.RESIDENT)
-        return next((p for p in residents if not p.is_tainted), residents[0])
+        """The pool that runs cluster add-ons (``system_pool_of``)."""
+        return system_pool_of(self.pools)

@@ -16,8 +16,9 @@ from nodepools.spec import pool_rules
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
+from nodepools.spec.karpenter import KarpenterOptions
 from nodepools.spec.presets import PlacementStrategy, preset
-from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, TaintEffect
+from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
 MAX_NODES_LIMIT = 1000
 
@@ -61,6 +62,9 @@ class PoolSpec(StrictModel):
     gpu-inference 1/4, gpu-training 0/4) and ``disk_size_gib`` (50; 200 for GPU
     classes). ``zones`` and ``subnet_ids`` empty mean "the cluster's". ``dedicated``
     adds the class taint to a resident pool (other classes always carry it).
+    ``provisioner`` (default ``managed``): an EKS managed node group, or
+    ``karpenter`` (a Karpenter NodePool + EC2NodeClass, EKS only; options in
+    ``karpenter``, see ``nodepools.spec.karpenter``).
     """
 
     name: str
@@ -78,6 +82,8 @@ class PoolSpec(StrictModel):
     dedicated: bool = False
     placement: PlacementStrategy = PlacementStrategy.SPREAD
     custom_capacity: dict[str, CustomCapacity] = Field(default_factory=dict)
+    provisioner: Provisioner = Provisioner.MANAGED
+    karpenter: KarpenterOptions | None = None
 
     @model_validator(mode="before")
     @classmethod

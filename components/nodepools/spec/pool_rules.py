@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from nodepools import vocabulary as v
 from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType
+from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.presets import PlacementStrategy, preset
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
 from nodepools.vocabulary import PoolClass
@@ -33,6 +34,7 @@ def check_pool(spec: "PoolSpec", problems: Problems) -> None:
     if types:
         check_gpu(spec, problems, types)
     check_labels_and_taints(spec, problems)
+    check_karpenter_pool(spec, problems)
 
 
 def check_name(spec: "PoolSpec", problems: Problems) -> None:

@@ -7,9 +7,13 @@ import pulumi
 
 from nodepools.backends.aws import register, tables
 from nodepools.backends.aws.checks import eks_pool_problems
+from nodepools.backends.aws.karpenter import KarpenterPoolPlan, translate_karpenter_pool
+from nodepools.backends.aws.karpenter_register import (KarpenterBinding, KarpenterInfra, register_karpenter_infra,
+                                                       register_karpenter_pool)
 from nodepools.backends.aws.translate import NO_SECURITY_GROUP, EksContext, EksPoolPlan, translate_pool
 from nodepools.backends.base import RegisteredPool
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.pool import PoolSpec
 from nodepools.spec.syntax import dns_label_error
 from nodepools.vocabulary import Cloud
@@ -41,6 +45,10 @@ class EksCluster:
       (encrypted with the account's EBS default key).
     - ``partition``: ``aws`` (default), ``aws-cn`` or ``aws-us-gov``, for policy ARNs.
     - ``provider``: an explicit ``pulumi_aws.Provider`` for every resource. Default None.
+
+    Pools with ``provisioner: karpenter`` become a Karpenter NodePool + EC2NodeClass;
+    they need Karpenter's side registered and bound first (``register_karpenter``,
+    ``bind_karpenter``), which ``Platform`` does.
     """
 
     cloud = Cloud.AWS
@@ -81,6 +89,7 @@ class EksCluster:
         self._oidc_provider_arn = oidc_provider_arn
         self._oidc_issuer_url = oidc_issuer_url
         self._provider = provider
+        self._karpenter: KarpenterBinding | None = None
 
     @property
     def cluster_name(self) -> pulumi.Input[str]:
@@ -101,10 +110,59 @@ class EksCluster:
 
     def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
         """Register the pool's resources under ``parent`` (``spec`` has passed ``check_pool``);
-        names start with its resource name."""
+        names start with its resource name. A Karpenter pool needs ``bind_karpenter`` first
+        (the ``Platform`` does it)."""
         # check_pool ran before (NodePool, or the platform's one gate): not again.
+        if is_karpenter(spec):
+            if self._karpenter is None:
+                raise ValueError(f"pool {spec.name!r} has provisioner 'karpenter', but Karpenter is not installed "
+                                 "on this EksCluster: build Karpenter pools through Platform, or call "
+                                 "register_karpenter and bind_karpenter first")
+            karpenter_plan = translate_karpenter_pool(spec, self._context, self._karpenter.instance_profile_name,
+                                                      parent.pulumi_resource_name)
+            return register_karpenter_pool(karpenter_plan, self._karpenter, parent)
         plan = translate_pool(spec, self._context, parent.pulumi_resource_name)
         return register.register_pool(plan, parent, self._provider)
+
+    # ---- Karpenter ---------------------------------------------------------------
+    def plan_karpenter_pool(self, spec: PoolSpec, instance_profile_name: pulumi.Input[str],
+                            prefix: str | None = None) -> KarpenterPoolPlan:
+        """The pure translation of a Karpenter pool (NodePool + EC2NodeClass)."""
+        self.check_pool(spec)
+        return translate_karpenter_pool(spec, self._context, instance_profile_name, prefix)
+
+    def check_karpenter(self, namespace: str, service_account: str, region: str | None) -> None:
+        """Karpenter's controller assumes its role through IRSA and needs the region for its policy."""
+        problems = Problems()
+        for field, value in (("oidc_provider_arn", self._oidc_provider_arn),
+                             ("oidc_issuer_url", self._oidc_issuer_url)):
+            if value is None:
+                problems.add(field, f"EksCluster({field}=...) is required for Karpenter's controller role (IRSA): "
+                             "give the cluster's IAM OIDC provider ARN and issuer URL", None)
+        if region is None:
+            problems.add("region", "Karpenter's controller policy is scoped to the cluster's region: give it", None)
+        problems.raise_if_any("EksCluster.register_karpenter")
+
+    def register_karpenter(self, namespace: str, service_account: str, region: str,
+                           parent: pulumi.Resource, controller: bool = True) -> KarpenterInfra:
+        """Karpenter's node role, instance profile, access entry and, with ``controller``
+        (default), its interruption queue and rules and the controller's IRSA role."""
+        if controller:
+            self.check_karpenter(namespace, service_account, region)
+        return register_karpenter_infra(
+            parent.pulumi_resource_name, cluster_name=self._context.cluster_name, region=region,
+            partition=self._context.partition, oidc_provider_arn=self._oidc_provider_arn,
+            oidc_issuer_url=self._oidc_issuer_url, namespace=namespace, service_account=service_account,
+            tags=dict(self._context.tags), parent=parent, provider=self._provider, controller=controller)
+
+    @staticmethod
+    def karpenter_binding(k8s_provider: pulumi.ProviderResource, infra: KarpenterInfra,
+                          depends_on: list[pulumi.Resource]) -> KarpenterBinding:
+        return KarpenterBinding(k8s_provider, infra.instance_profile_name, depends_on)
+
+    def bind_karpenter(self, binding: KarpenterBinding) -> None:
+        """Where Karpenter pools register their objects (see ``KarpenterBinding``)."""
+        self._karpenter = binding
 
     def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
         """The IRSA role needs the cluster's OIDC provider and valid Kubernetes names."""

@@ -1,4 +1,4 @@
-"""Vendored CRD schemas of the custom resources the guardrails build (see README.md).
+"""Vendored CRD schemas of the custom resources the guardrails and the Karpenter pools build (see README.md).
 
 ``crd_schema(api_version, kind)`` returns the ``openAPIV3Schema`` to validate a
 custom resource against offline (kubernetes-validate ships built-in kinds only).
@@ -15,6 +15,8 @@ FILES = (
     "kueue.x-k8s.io_clusterqueues.json",
     "kueue.x-k8s.io_localqueues.json",
     "monitoring.coreos.com_prometheusrules.json",
+    "karpenter.sh_nodepools.json",
+    "karpenter.k8s.aws_ec2nodeclasses.json",
 )
 
 

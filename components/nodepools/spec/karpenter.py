@@ -1,0 +1,89 @@
+"""The Karpenter side of a pool spec: options, and the rules that tie them to the pool.
+
+A pool is built by an EKS managed node group (``provisioner: managed``, the
+default) or by Karpenter (``provisioner: karpenter``: one ``karpenter.sh/v1``
+NodePool and one ``karpenter.k8s.aws/v1`` EC2NodeClass, docs/design.md section 7).
+Karpenter has no minimum size: it launches nodes for pending pods, so
+``min_nodes`` does not apply to a Karpenter pool (the floor of resident and
+gpu-inference pools is kept by their workloads' replicas); ``max_nodes`` caps
+the NodePool's ``spec.limits``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from pydantic import Field
+
+from nodepools.spec.errors import Problems
+from nodepools.spec.model import StrictModel, WholeNumber
+from nodepools.spec.presets import PlacementStrategy
+from nodepools.vocabulary import CapacityType, Cloud, PoolClass, Provisioner
+
+if TYPE_CHECKING:
+    from nodepools.spec.pool import PoolSpec
+
+# Karpenter's own default node lifetime (karpenter.sh_nodepools CRD, expireAfter: 720h).
+DEFAULT_EXPIRE_AFTER_HOURS = 720
+
+
+class KarpenterOptions(StrictModel):
+    """Options of a Karpenter pool. Defaults: no on-demand fallback; nodes replaced
+    after 720 hours (30 days) so they pick up new AMIs and never run unpatched.
+
+    - ``on_demand_fallback``: a spot batch or gpu-training pool may also launch
+      on-demand nodes when spot has no capacity (Karpenter prefers spot). Off by
+      default: falling back silently multiplies the bill.
+    - ``expire_after_hours`` (1-8760): node lifetime (``expireAfter``).
+    """
+
+    on_demand_fallback: bool = False
+    expire_after_hours: WholeNumber = Field(DEFAULT_EXPIRE_AFTER_HOURS, ge=1, le=8760)
+
+
+def is_karpenter(pool: "PoolSpec") -> bool:
+    return pool.provisioner is Provisioner.KARPENTER
+
+
+def options(pool: "PoolSpec") -> KarpenterOptions:
+    """The pool's Karpenter options, defaults when it names none."""
+    return pool.karpenter if pool.karpenter is not None else KarpenterOptions()
+
+
+def check_karpenter_pool(spec: "PoolSpec", problems: Problems) -> None:
+    if not is_karpenter(spec):
+        if spec.karpenter is not None:
+            problems.add("karpenter", "karpenter options apply only to provisioner 'karpenter' (this pool's "
+                         "provisioner is 'managed'; allowed provisioners: "
+                         f"{', '.join(p.value for p in Provisioner)})", spec.karpenter.model_dump(mode="json"))
+        return
+    if options(spec).on_demand_fallback and spec.capacity is not CapacityType.SPOT:
+        problems.add(("karpenter", "on_demand_fallback"), "on_demand_fallback needs capacity 'spot' (a fallback "
+                     f"from spot to on-demand; this pool's capacity is {spec.capacity.value!r})", True)
+    if spec.placement is PlacementStrategy.COMPACT:
+        problems.add("placement", "placement 'compact' needs a cluster placement group, which only a managed "
+                     "node group gets; use provisioner 'managed' or placement 'spread'", "compact")
+
+
+def check_cluster_provisioners(cloud: Cloud, pools: Sequence["PoolSpec"], system_pool: Any,
+                               problems: Problems) -> None:
+    """Karpenter runs on EKS only, and never on nodes it provisions itself."""
+    karpenter = [i for i, p in enumerate(pools) if is_karpenter(p)]
+    if cloud is not Cloud.AWS:
+        for i in karpenter:
+            problems.add(("pools", i, "provisioner"), f"provisioner 'karpenter' is for EKS clusters only (this "
+                         f"cluster is on {cloud.value}; allowed here: managed)", Provisioner.KARPENTER.value)
+        return
+    if system_pool is not None and is_karpenter(system_pool):
+        i = next(i for i, p in enumerate(pools) if p is system_pool)
+        problems.add(("pools", i, "provisioner"), f"pool {system_pool.name!r} is the cluster's system pool (its "
+                     "resident pool, where the add-ons and the Karpenter controller run) and must be a managed "
+                     "node group: Karpenter must not provision the nodes it runs on; set provisioner: managed, "
+                     "or add a resident pool with provisioner: managed", Provisioner.KARPENTER.value)
+
+
+def karpenter_pools(pools: Sequence["PoolSpec"]) -> list["PoolSpec"]:
+    return [p for p in pools if is_karpenter(p)]
+
+
+__all__ = ["KarpenterOptions", "PoolClass", "check_cluster_provisioners", "check_karpenter_pool", "is_karpenter",
+           "karpenter_pools", "options"]

@@ -1,0 +1,5 @@
+"""Make the Karpenter schema helpers importable (pytest runs in importlib mode)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))

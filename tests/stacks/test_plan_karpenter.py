@@ -1,0 +1,27 @@
+"""``make plan STACK=aws-karpenter``: the Karpenter stack plans offline with 0 violations and
+the examples' workloads land on its Karpenter pools."""
+import json
+import os
+from pathlib import Path
+
+from nodepools.plan.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+APPS = ["examples/gpu-inference", "examples/spot-training", "examples/batch-cronjob"]
+
+
+def test_aws_karpenter_plans_clean_with_the_examples_placed(capsys):
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        code = main(["plan", "--stack", "aws-karpenter", "--json",
+                     *[arg for app in APPS for arg in ("--workloads", app)]])
+    finally:
+        os.chdir(cwd)
+    data = json.loads(capsys.readouterr().out)
+    assert (code, data["error"]) == (0, None)
+    assert (data["policy"]["policies"], data["policy"]["violations"]) == (28, [])
+    assert data["counts"]["kubernetes:karpenter.sh/v1:NodePool"] == 3
+    assert data["counts"]["aws:eks/nodeGroup:NodeGroup"] == 1
+    reach = {w["workload"]: w["reachable"] for w in data["placement"]["workloads"]}
+    assert reach == {"nightly-report": ["batch"], "llm-server": ["inference"], "llm-finetune": ["training"]}
