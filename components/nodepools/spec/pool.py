@@ -17,7 +17,7 @@ from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.karpenter import KarpenterOptions
-from nodepools.spec.presets import PlacementStrategy, preset
+from nodepools.spec.presets import PlacementStrategy, preset, preset_default
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
 MAX_NODES_LIMIT = 1000
@@ -70,11 +70,12 @@ class PoolSpec(StrictModel):
     name: str
     pool_class: PoolClass
     instance_types: list[str] = Field(min_length=1, max_length=20)
-    capacity: CapacityType
-    min_nodes: WholeNumber = Field(ge=0, le=MAX_NODES_LIMIT)
-    max_nodes: WholeNumber = Field(ge=1, le=MAX_NODES_LIMIT)
+    # Preset-filled: optional on input, always set once built (``_fill_class_defaults``).
+    capacity: CapacityType = Field(default=None, **preset_default("default_capacity"))
+    min_nodes: WholeNumber = Field(default=None, ge=0, le=MAX_NODES_LIMIT, **preset_default("default_min_nodes"))
+    max_nodes: WholeNumber = Field(default=None, ge=1, le=MAX_NODES_LIMIT, **preset_default("default_max_nodes"))
     gpu: GpuSpec | None = None
-    disk_size_gib: WholeNumber = Field(ge=20, le=16384)
+    disk_size_gib: WholeNumber = Field(default=None, ge=20, le=16384, **preset_default("default_disk_size_gib"))
     zones: list[str] = Field(default_factory=list)
     subnet_ids: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from nodepools.vocabulary import CapacityType, PoolClass
 
@@ -64,3 +65,19 @@ PRESETS: dict[PoolClass, ClassPreset] = {
 
 def preset(pool_class: PoolClass) -> ClassPreset:
     return PRESETS[pool_class]
+
+
+def preset_default(attribute: str) -> dict[str, Any]:
+    """``Field`` arguments of a preset-filled ``PoolSpec`` field: its per-class default
+    stated in the description, and no ``default`` in the JSON schema (the class decides)."""
+    values = ", ".join(f"{c.value} {_plain(getattr(p, attribute))}" for c, p in PRESETS.items())
+    return {"description": f"Optional; default from the class preset: {values}.",
+            "json_schema_extra": _drop_default}
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value
+
+
+def _drop_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
