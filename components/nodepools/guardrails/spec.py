@@ -11,7 +11,9 @@ from enum import Enum
 
 from pydantic import Field, model_validator
 
-from nodepools.spec.model import StrictModel
+# Imported under this name, not assigned: type checkers (pydantic's mypy plugin) lose
+# the fields of models whose base is a variable alias.
+from nodepools.spec.model import StrictModel as _Strict
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
@@ -32,8 +34,6 @@ RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
 
-
-_Strict = StrictModel
 
 
 class KueueMode(str, Enum):
