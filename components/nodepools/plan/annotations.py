@@ -4,21 +4,27 @@ the file and config path a reviewer must change.
 
 A config error names its own path (``nodepools:pools[2].capacity``). A violation
 names a resource: a pool of the stack maps to its ``nodepools:pools[i]`` entry (by
-the pool name the resource ends with), other stack resources to the config key
-that builds them; a resource of a ``--workloads`` app project points at that
-project's program. The line is the config node's line in the stack file.
+the pool name the resource ends with), guardrail objects to ``nodepools:guardrails``,
+the cluster to ``nodepools:cluster``; what a program registers itself (and every
+resource of a ``--workloads`` app project) points at that program. The line is the config node's line in the stack file.
 Format: docs.github.com "Workflow commands for GitHub Actions" (``::error file=,line=,title=::``).
+
+Usage, in a workflow step after ``nodepools plan --json-file plan.json``::
+
+    python -m nodepools.plan.annotations plan.json
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 import yaml
 
-from nodepools.plan.project import Project, load_project
+from nodepools.plan.project import Project, ProjectError, load_project
 
 _POOL_TYPES = ("aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool")
 _CONFIG_PATH = re.compile(r"^(?P<path>[\w.-]+:[\w.\[\]-]+): ")
@@ -84,17 +90,21 @@ def _pool_paths(stack_file: Path, namespace: str) -> dict[str, str]:
             if isinstance(p, dict) and isinstance(p.get("name"), str)}
 
 
-def _config_path_of(resource: str, pools: dict[str, str], namespace: str) -> str:
+def _config_path_of(resource: str, urn: str, pools: dict[str, str], namespace: str) -> str | None:
+    """The config entry that builds the resource; None for what the program adds itself."""
     type_, _, name = resource.partition(" ")
-    if type_ in _POOL_TYPES or type_.startswith("nodepools:pools"):
+    chain = urn.split("::")[2] if urn.count("::") >= 3 else ""
+    if type_ in _POOL_TYPES or "nodepools:pools:" in chain:
         matches = [pool for pool in pools if name == pool or name.endswith(f"-{pool}")]
         if matches:
             return pools[max(matches, key=len)]
-    if type_.startswith("kubernetes:"):
+    if "nodepools:guardrails:" in chain:
         return f"{namespace}:guardrails"
     if type_.startswith(("aws:eks/cluster", "gcp:container/cluster")):
         return f"{namespace}:cluster"
-    return f"{namespace}:pools" if resource == "(stack)" else namespace
+    if not urn:  # a stack-level finding: about the pools as a set
+        return f"{namespace}:pools"
+    return None
 
 
 def _project_of(urn: str) -> str | None:
@@ -130,6 +140,29 @@ def github_annotations(plan: dict[str, Any], project: Project, stack: str,
             yield annotation(level, app.program(), None, f"nodepools policy {row['policy']}",
                              f"{row['resource']}: {finding}")
             continue
-        path = _config_path_of(row["resource"], pools, namespace)
+        path = _config_path_of(row["resource"], row["urn"], pools, namespace)
+        if path is None:
+            yield annotation(level, project.program(), None, f"nodepools policy {row['policy']}",
+                             f"{row['resource']}: {finding}")
+            continue
         yield annotation(level, stack_file, config_line(stack_file, path), f"nodepools policy {row['policy']}",
                          f"{path}: {row['resource']}: {finding}")
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the annotations of each plan JSON file given; 0 unless a file cannot be read."""
+    status = 0
+    for name in (sys.argv[1:] if argv is None else argv):
+        try:
+            plan = json.loads(Path(name).read_text())
+            project = load_project(Path(plan["project_dir"]))
+        except (OSError, ValueError, KeyError, ProjectError) as err:
+            print(f"::error title=nodepools plan::cannot read the plan {name}: {_escape_data(str(err))}")
+            status = 2
+            continue
+        for line in github_annotations(plan, project, plan["stack"]):
+            print(line)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,7 +37,6 @@ from pathlib import Path
 import nodepools
 from nodepools.pack import PackExistsError, write_pack
 from nodepools.plan import checks
-from nodepools.plan.annotations import github_annotations
 from nodepools.plan.project import ProjectError, find_project, load_project
 from nodepools.plan.render import render
 from nodepools.plan.report import build_plan
@@ -71,8 +70,9 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("--report", type=Path, default=None, metavar="FILE.md",
                       help="write the placement matrix and a Mermaid diagram of pools and workloads as Markdown")
     plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
-    plan.add_argument("--github-annotations", action="store_true",
-                      help="also print one GitHub Actions ::error line per violation or config error (stderr)")
+    plan.add_argument("--json-file", type=Path, default=None, metavar="FILE.json",
+                      help="also write the plan as JSON to FILE (whatever the result); "
+                           "`python -m nodepools.plan.annotations FILE` turns it into GitHub annotations")
     return root
 
 
@@ -109,13 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     code = EXIT_ERROR if plan["error"] else EXIT_POLICY if checks.mandatory_violations(plan["policy"]) else EXIT_OK
     plan["result"] = {EXIT_OK: "ok", EXIT_POLICY: "mandatory policy violated", EXIT_ERROR: "error"}[code]
     plan["exit_code"] = code
+    plan["project_dir"] = str(project.root)
     if args.json:
         print(json.dumps(plan, indent=2, sort_keys=False, default=str))
     else:
         print(render(plan))
-    if args.github_annotations:
-        for line in github_annotations(plan, project, args.stack):
-            print(line, file=sys.stderr)
+    if args.json_file:
+        args.json_file.parent.mkdir(parents=True, exist_ok=True)
+        args.json_file.write_text(json.dumps(plan, indent=2, sort_keys=False, default=str))
     return code
 
 
