@@ -23,20 +23,31 @@ a real preview. Subclass and override ``outputs`` to add your own.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import pulumi
 
 from nodepools.offline.fakes import fake_outputs
 
-__all__ = ["NodepoolsMocks", "set_mocks"]
+__all__ = ["STACK_REFERENCE", "NodepoolsMocks", "set_mocks"]
+
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 
 class NodepoolsMocks(pulumi.runtime.Mocks):
     """Outputs = inputs + an auto-name (``name``, the resource's own name, when not
-    given) + the computed outputs nodepools' components read; invokes return ``{}``."""
+    given) + the computed outputs nodepools' components read; invokes return ``{}``.
+
+    ``stack_outputs`` maps a stack name (``org/project/stack``) to the outputs its
+    ``StackReference`` returns, e.g. a platform's ``pools`` for ``pool_contract``."""
+
+    def __init__(self, stack_outputs: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.stack_outputs = {name: dict(outputs) for name, outputs in (stack_outputs or {}).items()}
 
     def outputs(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        if type_ == STACK_REFERENCE:
+            return {**inputs, "outputs": self.stack_outputs.get(name, {}), "secretOutputNames": []}
         state = {"name": name, **inputs}
         state.update(fake_outputs(type_, name, inputs))
         return state
