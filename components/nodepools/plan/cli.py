@@ -39,7 +39,6 @@ from nodepools.pack import PackExistsError, write_pack
 from nodepools.plan import checks
 from nodepools.plan.project import ProjectError, find_project, load_project
 from nodepools.plan.render import render
-from nodepools.plan.report import build_plan
 from nodepools.plan.run import StackRun, run_stack, with_workloads
 
 EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
@@ -80,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "pack":
         return _pack_new(args.directory, args.force)
+    # Here, not at the top: the stack config schema imports the components (pulumi-kubernetes),
+    # which a core install (a pack's venv) lacks; `pack new` and `--version` work without them.
+    from nodepools.plan.report import build_plan
     try:
         project = load_project(args.project_dir) if args.project_dir else find_project()
         stack_run = run_stack(project, args.stack)
