@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 # (the plan's exit 1) into make's 2. So `make plan` alone runs the plan while make reads
 # this file (its output goes to stderr: $(shell) keeps only stdout) and ends with the
 # plan's own code: 0 planned, 1 a mandatory policy is violated (make's question mode,
-# whose only failure status is 1), 2 config/program/pack error. tests/dist/test_make_plan.py.
+# whose only failure status is 1), 2 config/program/pack error. tests/distribution/test_make_plan.py.
 ifeq ($(MAKECMDGOALS),plan)
 PLAN_STATUS := $(shell if $(MAKE) --no-print-directory -s $(STAMP) >&2; then $(PLAN) >&2; echo $$?; else echo 2; fi)
 ifeq ($(PLAN_STATUS),1)
@@ -45,7 +45,7 @@ test: $(STAMP)
 # The whole distribution matrix: the pack's venv and nodepools[aws,gcp] resolved and
 # installed from the built wheel and PyPI (make test borrows the installed dependencies).
 test-dist: $(STAMP)
-	NODEPOOLS_DIST_FULL=1 $(VENV)/bin/python -m pytest tests/dist
+	NODEPOOLS_DIST_FULL=1 $(VENV)/bin/python -m pytest tests/distribution
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py

@@ -4,7 +4,7 @@ The wheel ships the pack's ``__main__.py`` and ``PulumiPolicy.yaml`` (package da
 ``template/``); ``write_pack`` adds the version and a ``requirements.txt`` pinned
 to this release, so the folder installs its own virtualenv anywhere and reaches
 nothing outside itself. The repository's ``policy/`` is exactly this output
-(tests/dist/test_pack_files.py).
+(tests/distribution/test_pack_files.py).
 """
 from __future__ import annotations
 
