@@ -37,7 +37,10 @@ _REFERENCES: "weakref.WeakKeyDictionary[Any, dict[str, pulumi.Output]]" = weakre
 
 def _platform_pools(platform_stack: str) -> pulumi.Output:
     monitor = get_monitor()
-    per_run = _REFERENCES.setdefault(monitor, {}) if monitor is not None else {}
+    try:
+        per_run = _REFERENCES.setdefault(monitor, {}) if monitor is not None else {}
+    except TypeError:  # a monitor that cannot be weakly referenced: no sharing, still correct per call
+        per_run = {}
     if platform_stack not in per_run:
         per_run[platform_stack] = pulumi.StackReference(platform_stack).require_output("pools")
     return per_run[platform_stack]
