@@ -8,9 +8,12 @@ STACK ?= aws-dev
 # unless WORKLOADS is given.
 EXAMPLE_WORKLOADS := examples/gpu-inference examples/spot-training examples/batch-cronjob
 WORKLOADS ?= $(if $(filter aws-dev aws-karpenter,$(STACK)),$(EXAMPLE_WORKLOADS),)
+PLAN_ARGS ?=
 STAMP := $(VENV)/.installed
+PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
+	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test bench clean
+.PHONY: plan test test-dist bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,11 +21,31 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-plan: $(STAMP)
-	$(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) --report plan-out/$(STACK).md
+# make exits 2 whenever a recipe fails, which would turn a mandatory policy violation
+# (the plan's exit 1) into make's 2. So `make plan` alone runs the plan while make reads
+# this file (its output goes to stderr: $(shell) keeps only stdout) and ends with the
+# plan's own code: 0 planned, 1 a mandatory policy is violated (make's question mode,
+# whose only failure status is 1), 2 config/program/pack error. tests/distribution/test_make_plan.py.
+ifeq ($(MAKECMDGOALS),plan)
+PLAN_STATUS := $(shell if $(MAKE) --no-print-directory -s $(STAMP) >&2; then $(PLAN) >&2; echo $$?; else echo 2; fi)
+ifeq ($(PLAN_STATUS),1)
+$(info make plan: a mandatory policy is violated (nodepools plan exited 1))
+MAKEFLAGS += -q
+else ifneq ($(PLAN_STATUS),0)
+$(error nodepools plan exited $(PLAN_STATUS): the config is invalid, the program failed or the pack could not run)
+endif
+endif
+
+plan:
+	@:
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+# The whole distribution matrix: the pack's venv and nodepools[aws,gcp] resolved and
+# installed from the built wheel and PyPI (make test borrows the installed dependencies).
+test-dist: $(STAMP)
+	NODEPOOLS_DIST_FULL=1 $(VENV)/bin/python -m pytest tests/distribution
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py

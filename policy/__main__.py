@@ -1,29 +1,9 @@
-"""The nodepools CrossGuard pack: ``pulumi preview --policy-pack policy``.
+"""The nodepools CrossGuard pack: ``pulumi preview --policy-pack <this folder>``.
 
-Only builds the pack: constructing ``PolicyPack`` starts the Analyzer gRPC
-server, prints its port and blocks, so nothing may import this module. The
-rules live in ``nodepools.policies`` (importable, for teams assembling their
-own pack), installed into the pack's own environment.
+The rules come from the ``nodepools`` package installed in this folder's own
+virtualenv (``requirements.txt``); nothing here reaches outside the folder.
+Written by ``nodepools pack new``; build your own pack from ``nodepools.policies``.
 """
-import gc
+from nodepools.pack.serve import serve
 
-from pulumi_policy import EnforcementLevel, PolicyPack
-
-from nodepools.policies.pack import PACK_NAME, policies
-
-# pulumi_policy deserialises every resource again for each policy, allocating many
-# short-lived containers; with CPython's default collector thresholds, collections
-# walking every live object took a third of a pass over 1,000 workloads
-# (BENCHMARKS.md, "3 policy pack"). Freeze what the imports built (it lives as long
-# as the process) and collect less often.
-gc.collect()
-gc.freeze()
-gc.set_threshold(50_000, 20, 20)
-
-PolicyPack(
-    name=PACK_NAME,
-    policies=policies(),
-    enforcement_level=EnforcementLevel.ADVISORY,
-    description="Node-pool placement checklist for EKS/GKE: taints, tolerations, GPU reachability, quotas, "
-                "spot safety, gang scheduling and probe budgets, judged at preview time.",
-)
+serve()

@@ -33,3 +33,15 @@ def test_with_a_platform_stack_the_contract_is_read_from_its_pools_output():
     assert (reference.type, reference.name, reference.id, reference.inputs) == (
         "pulumi:pulumi:StackReference", "acme/nodepools/aws-prod", "acme/nodepools/aws-prod",
         {"name": "acme/nodepools/aws-prod"})
+
+
+def test_one_stack_reference_per_platform_stack_however_many_pools_are_read():
+    def program():
+        for name in ("inference", "training", "batch"):
+            pulumi.export(name, pool_contract({"name": name}, "acme/nodepools/aws-prod"))
+        pulumi.export("gcp", pool_contract({"name": "batch"}, "acme/nodepools/gcp-dev"))
+
+    for _ in range(2):  # a second run (another test's mocks) makes its own reference again
+        run = run_program(program, preview=True)
+        assert sorted(r.name for r in run.reads if r.type == "pulumi:pulumi:StackReference") == [
+            "acme/nodepools/aws-prod", "acme/nodepools/gcp-dev"]

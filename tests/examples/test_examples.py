@@ -110,7 +110,8 @@ def test_deploy_workflow_gates_prs_on_the_offline_plan_then_previews_with_the_pa
     assert set(triggers) == {"pull_request", "push"}
     plan = workflow["jobs"]["plan"]
     assert plan["strategy"]["matrix"]["stack"] == ["aws-dev", "aws-prod", "gcp-dev"]
-    assert "make plan STACK=${{ matrix.stack }}" in [s.get("run") for s in plan["steps"]]
+    assert [s["run"] for s in plan["steps"] if s.get("run", "").startswith("make plan")] == [
+        'make plan STACK=${{ matrix.stack }} PLAN_ARGS="--json-file plan-out/${{ matrix.stack }}.json"']
     for job_name in ("deploy-dev", "deploy-prod"):
         job = workflow["jobs"][job_name]
         assert job["if"] == "github.event_name == 'push'"

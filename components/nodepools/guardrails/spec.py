@@ -12,7 +12,9 @@ from enum import Enum
 from pydantic import Field, model_validator
 
 from nodepools.guardrails.addon_modes import AddonsSpec, kueue_mode_problem
-from nodepools.spec.model import StrictModel
+# Imported under this name, not assigned: type checkers (pydantic's mypy plugin) lose
+# the fields of models whose base is a variable alias.
+from nodepools.spec.model import StrictModel as _Strict
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
@@ -33,8 +35,6 @@ RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
 
-
-_Strict = StrictModel
 
 
 class KueueMode(str, Enum):

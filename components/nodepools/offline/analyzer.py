@@ -86,7 +86,8 @@ class PolicyPackRunner:
 
     def _read_port(self) -> int:
         assert self._process is not None and self._process.stdout is not None
-        threading.Thread(target=self._drain, args=(self._process.stderr, self._stderr), daemon=True).start()
+        stderr_reader = threading.Thread(target=self._drain, args=(self._process.stderr, self._stderr), daemon=True)
+        stderr_reader.start()
         box: list[str] = []
         reader = threading.Thread(target=lambda: box.append(self._process.stdout.readline()), daemon=True)
         reader.start()
@@ -94,6 +95,9 @@ class PolicyPackRunner:
         line = box[0].strip() if box else ""
         if not line.isdigit():
             self.close()
+            # The pack exited (or was stopped): its last words are what the error must show, so
+            # let the reader take the rest of stderr instead of racing it.
+            stderr_reader.join(5.0)
             raise PackError(f"the pack in {self.pack_dir} did not print a port (got {line!r}); stderr:\n"
                             + "".join(self._stderr))
         threading.Thread(target=self._drain, args=(self._process.stdout, deque(maxlen=50)), daemon=True).start()

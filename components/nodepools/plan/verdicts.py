@@ -6,11 +6,15 @@ beside its data.
 """
 from __future__ import annotations
 
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from nodepools.inventory.values import is_unknown
 from nodepools.offline.analyzer import PackError, PolicyPackRunner
+from nodepools.pack import write_pack
+from nodepools.pack.runtime import pack_python
 from nodepools.placement import analyze
 from nodepools.placement.report import markdown, matrix
 from nodepools.plan.run import StackRun
@@ -25,11 +29,26 @@ def _plain(value: Any) -> Any:
 
 
 def pack_dir_for(stack_run: StackRun, pack_dir: Path | None = None) -> Path | None:
-    """The pack to run: ``pack_dir``, else the project's ``policy/``."""
-    for candidate in (pack_dir, stack_run.project.root / "policy"):
-        if candidate is not None and (Path(candidate) / "PulumiPolicy.yaml").is_file():
-            return Path(candidate)
-    return None
+    """The pack to run: ``pack_dir`` (which must hold a pack), else the project's
+    ``policy/``; None means the pack shipped in this package."""
+    if pack_dir is not None:
+        if not (Path(pack_dir) / "PulumiPolicy.yaml").is_file():
+            raise PackError(f"--policy-pack {pack_dir}: no PulumiPolicy.yaml there")
+        return Path(pack_dir)
+    project_pack = stack_run.project.root / "policy"
+    return project_pack if (project_pack / "PulumiPolicy.yaml").is_file() else None
+
+
+@contextmanager
+def _pack_folder(found: Path | None) -> Iterator[tuple[Path, str]]:
+    """(folder, how it was found); the package's pack is written to a temporary folder
+    exactly as ``nodepools pack new`` writes it, and runs with this Python."""
+    if found is not None:
+        yield found, str(found)
+        return
+    with tempfile.TemporaryDirectory(prefix="nodepools-pack-") as tmp:
+        write_pack(Path(tmp))
+        yield Path(tmp), "the pack shipped in the nodepools package; no policy/ in the project"
 
 
 def _resource(urn: str, by_urn: dict[str, Any]) -> str:
@@ -40,20 +59,20 @@ def _resource(urn: str, by_urn: dict[str, Any]) -> str:
 def policy_report(stack_run: StackRun, pack_dir: Path | None = None,
                   pack_config: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The real pack's verdicts over the run, spoken over the Analyzer gRPC protocol
-    as ``pulumi preview --policy-pack`` would; None when no pack is found."""
-    pack = pack_dir_for(stack_run, pack_dir)
-    if pack is None:
-        return None
-    with PolicyPackRunner(pack_dir=pack, project=stack_run.project.name, stack=stack_run.stack) as runner:
-        info = runner.info()
-        diagnostics = runner.check(stack_run.run.resources, pack_config)
+    as ``pulumi preview --policy-pack`` would."""
+    with _pack_folder(pack_dir_for(stack_run, pack_dir)) as (pack, source):
+        # As the Pulumi CLI: the pack's own virtualenv when it has one, else this Python.
+        with PolicyPackRunner(pack_dir=pack, python=pack_python(pack), project=stack_run.project.name,
+                              stack=stack_run.stack) as runner:
+            info = runner.info()
+            diagnostics = runner.check(stack_run.run.resources, pack_config)
     by_urn = stack_run.run.by_urn()
     rows = [{"policy": d.policy, "enforcement": d.level, "severity": d.severity,
              "resource": _resource(d.urn, by_urn), "urn": d.urn, "message": d.message} for d in diagnostics]
     violations = [r for d, r in zip(diagnostics, rows) if not d.cannot_judge]
     undecided = [r for d, r in zip(diagnostics, rows) if d.cannot_judge]
     mandatory = sum(1 for r in violations if r["enforcement"] == "mandatory")
-    text = [f"Policy pack {info.name} {info.version} ({len(info.policies)} policies, {pack}): "
+    text = [f"Policy pack {info.name} {info.version} ({len(info.policies)} policies, {source}): "
             f"{mandatory} mandatory and {len(violations) - mandatory} advisory violations"
             + (f", {len(undecided)} not decidable at preview" if undecided else "")]
     for label, group in (("", violations), ("undecided, ", undecided)):
@@ -61,7 +80,7 @@ def policy_report(stack_run: StackRun, pack_dir: Path | None = None,
             # The pack's message is the policy's description, then the finding: show the finding.
             detail = r["message"].splitlines()[1:] or r["message"].splitlines()
             text += [f"  [{label}{r['enforcement']}] {r['policy']} on {r['resource']}:", *(f"      {d}" for d in detail)]
-    return {"pack": info.name, "version": info.version, "path": str(pack), "policies": len(info.policies),
+    return {"pack": info.name, "version": info.version, "path": source, "policies": len(info.policies),
             "violations": violations, "undecided": undecided, "mandatory": mandatory, "text": text}
 
 

@@ -4,6 +4,11 @@
 ``PoolSpec -> node pool arguments`` step it uses, exported for tests and for
 users who register pools themselves.
 """
+from nodepools.extras import require_extra
+
+# Before any module of the backend imports its SDK: a missing extra is named, not a bare ModuleNotFoundError.
+require_extra("gcp", "the GKE backend (nodepools.backends.gcp)")
+
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.backends.gcp.tables import GpuDriverVersion
 from nodepools.backends.gcp.target import GkeCluster

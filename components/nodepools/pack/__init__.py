@@ -1,0 +1,55 @@
+"""The nodepools CrossGuard pack as files: ``nodepools pack new DIR`` and the plan's fallback.
+
+The wheel ships the pack's ``__main__.py`` and ``PulumiPolicy.yaml`` (package data,
+``template/``); ``write_pack`` adds the version and a ``requirements.txt`` pinned
+to this release, so the folder installs its own virtualenv anywhere and reaches
+nothing outside itself. The repository's ``policy/`` is exactly this output
+(tests/distribution/test_pack_files.py).
+"""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import nodepools
+
+TEMPLATE_FILES = ("PulumiPolicy.yaml", "__main__.py")
+PACK_FILES = (*TEMPLATE_FILES, "requirements.txt")
+
+
+class PackExistsError(FileExistsError):
+    """``write_pack`` would overwrite a pack file."""
+
+
+def requirements_text(version: str = nodepools.__version__) -> str:
+    return (
+        "# The pack's own virtualenv (PulumiPolicy.yaml runtime.options.virtualenv) installs this file.\n"
+        "# nodepools' core install is what the rules need (pulumi, pulumi-policy, pydantic, pyyaml):\n"
+        "# no cloud SDK. Until nodepools is on PyPI, install with --find-links DIR_OF_THE_WHEEL.\n"
+        f"nodepools=={version}\n")
+
+
+def pack_files(version: str = nodepools.__version__) -> dict[str, str]:
+    """File name -> content of a ready pack folder for ``version``."""
+    template = resources.files("nodepools.pack") / "template"
+    files = {name: (template / name).read_text() for name in TEMPLATE_FILES}
+    files["PulumiPolicy.yaml"] += f"version: {version}\n"
+    files["requirements.txt"] = requirements_text(version)
+    return files
+
+
+def write_pack(directory: Path, *, force: bool = False) -> list[Path]:
+    """Write the pack into ``directory`` (created if missing); refuses to overwrite
+    an existing pack file unless ``force``. Returns the written paths."""
+    directory = Path(directory)
+    files = pack_files()
+    existing = [directory / name for name in files if (directory / name).exists()]
+    if existing and not force:
+        raise PackExistsError(f"{directory} already holds {', '.join(p.name for p in existing)}; "
+                              "pass --force to overwrite")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files.items():
+        (directory / name).write_text(text)
+        written.append(directory / name)
+    return written

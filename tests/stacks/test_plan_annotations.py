@@ -1,0 +1,93 @@
+"""The plan's findings as GitHub annotations: one per violation or config error, each
+with the file and config path to change."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from nodepools.plan.annotations import _config_path_of, main as annotate
+from nodepools.plan.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+STACKS = REPO / "stacks"
+WORKLOAD = """
+import runpy
+import pulumi_kubernetes as k8s
+runpy.run_path({program!r}, run_name="__main__")
+k8s.apps.v1.Deployment("anywhere", metadata={{"name": "anywhere", "namespace": "services"}}, spec={{
+    "selector": {{"matchLabels": {{"app": "anywhere"}}}},
+    "template": {{"metadata": {{"labels": {{"app": "anywhere", "nodepools.io/workload-class": "resident"}}}},
+                 "spec": {{"priorityClassName": "nodepools-resident", "tolerations": [{{"operator": "Exists"}}],
+                          "containers": [{{"name": "app", "image": "nginx:1.27",
+                                          "resources": {{"requests": {{"cpu": "1", "memory": "1Gi"}},
+                                                        "limits": {{"cpu": "1", "memory": "1Gi"}}}}}}]}}}}}})
+"""
+
+
+def project(tmp_path: Path, config: dict, program: str | None = None) -> Path:
+    main_dir = STACKS
+    if program is not None:
+        main_dir = tmp_path / "program"
+        main_dir.mkdir()
+        (main_dir / "__main__.py").write_text(program)
+    (tmp_path / "Pulumi.yaml").write_text(yaml.safe_dump({"name": "nodepools", "runtime": "python",
+                                                          "main": str(main_dir)}))
+    (tmp_path / "Pulumi.ci.yaml").write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+    return tmp_path
+
+
+def annotations(tmp_path, capsys, root: Path) -> tuple[int, list[str]]:
+    out = tmp_path / "plan.json"
+    code = main(["plan", "--stack", "ci", "--project-dir", str(root), "--json-file", str(out),
+                 "--policy-pack", str(REPO / "policy")])
+    capsys.readouterr()
+    assert json.loads(out.read_text())["exit_code"] == code
+    assert annotate([str(out)]) == 0
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_a_config_error_points_at_its_line_and_path(tmp_path, capsys, stack_config, monkeypatch):
+    raw = stack_config("aws-dev")
+    raw["nodepools:pools"][2]["capacity"] = "spot"
+    root = project(tmp_path, raw)
+    monkeypatch.chdir(root)
+    code, lines = annotations(tmp_path, capsys, root)
+    text = (root / "Pulumi.ci.yaml").read_text().splitlines()
+    line = text.index("  - name: inference") + 1 + next(
+        i for i, t in enumerate(text[text.index("  - name: inference"):]) if t.strip().startswith("capacity:"))
+    assert code == 2
+    assert lines == [f"::error file=Pulumi.ci.yaml,line={line},title=nodepools config::nodepools:pools[2].capacity: "
+                     "capacity 'spot' is not allowed for class gpu-inference (allowed: on-demand): "
+                     "it must not be interrupted"]
+
+
+def test_each_violation_is_one_annotation_on_the_program_that_registers_it(tmp_path, capsys, stack_config,
+                                                                           monkeypatch):
+    root = project(tmp_path, stack_config("aws-dev"), WORKLOAD.format(program=str(STACKS / "__main__.py")))
+    monkeypatch.chdir(root)
+    code, lines = annotations(tmp_path, capsys, root)
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert code == 1 and len(lines) == len(plan["policy"]["violations"])
+    errors = sorted(line.split("title=nodepools policy ", 1)[1].split("::", 1)[0]
+                    for line in lines if line.startswith("::error file=program/__main__.py,title="))
+    assert errors == ["gpu-toleration-needs-gpu", "no-blanket-tolerations", "resident-off-spot"]
+    assert all("::kubernetes:apps/v1:Deployment anywhere: Deployment 'anywhere' in namespace 'services': " in line
+               for line in lines)
+
+
+def test_pool_guardrail_and_cluster_findings_point_at_their_config_entries():
+    pools = {"system": "nodepools:pools[0]", "inference": "nodepools:pools[2]"}
+    stack = "urn:pulumi:ci::nodepools::nodepools:platform:Platform$"
+    assert _config_path_of("aws:eks/nodeGroup:NodeGroup np-aws-dev-inference",
+                           stack + "nodepools:pools:NodePool$aws:eks/nodeGroup:NodeGroup::np-aws-dev-inference",
+                           pools, "nodepools") == "nodepools:pools[2]"
+    assert _config_path_of("kubernetes:core/v1:ResourceQuota batch",
+                           stack + "nodepools:guardrails:Guardrails$kubernetes:core/v1:ResourceQuota::batch",
+                           pools, "nodepools") == "nodepools:guardrails"
+    assert _config_path_of("aws:eks/cluster:Cluster np", "urn:pulumi:ci::nodepools::aws:eks/cluster:Cluster::np",
+                           pools, "nodepools") == "nodepools:cluster"
+    assert _config_path_of("(stack)", "", pools, "nodepools") == "nodepools:pools"
+    assert _config_path_of("kubernetes:apps/v1:Deployment web",
+                           "urn:pulumi:ci::nodepools::kubernetes:apps/v1:Deployment::web", pools, "nodepools") is None
