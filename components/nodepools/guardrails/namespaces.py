@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from nodepools.guardrails import derive
+from nodepools.guardrails.gpu_quota import gpu_quota_hard, gpu_quota_zero
 from nodepools.guardrails.capacity import cpu_quantity, largest_node, memory_quantity, total_capacity
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.pool import PoolSpec
@@ -41,7 +42,7 @@ def gpu_quota(pools: Sequence[PoolSpec], pool_class: PoolClass) -> int:
 
 
 def quota_hard(spec: GuardrailsSpec, pools: Sequence[PoolSpec], pool_class: PoolClass) -> dict[str, str]:
-    hard = {QUOTA_GPU_REQUESTS: str(gpu_quota(pools, pool_class))}
+    hard = gpu_quota_hard(pools, pool_class)
     if pool_class is PoolClass.BATCH:
         share = total_capacity(derive.batch_share_pools(pools)).share(spec.batch_quota_share)
         hard["requests.cpu"] = cpu_quantity(share.cpu_millicores)
@@ -64,7 +65,7 @@ def resource_quotas(spec: GuardrailsSpec, pools: Sequence[PoolSpec]) -> list[tup
             scope = {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "NotIn",
                                            "values": [PRIORITY_CLASS_NAMES[pool_class]]}]}
             out.append((pool_class, _quota(FOREIGN_PRIORITY_QUOTA_NAME, names[pool_class], {
-                "hard": {"pods": "0", QUOTA_GPU_REQUESTS: "0"}, "scopeSelector": scope})))
+                "hard": {"pods": "0", **gpu_quota_zero(pools)}, "scopeSelector": scope})))
     return out
 
 

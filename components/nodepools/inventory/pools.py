@@ -161,6 +161,8 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
             labels[label] = "true"
     if accelerators and isinstance(accelerators[0].get("type"), str):
         labels[v.LABEL_GKE_ACCELERATOR] = accelerators[0]["type"]
+    if accelerators:
+        labels.update(_gke_sharing_labels(accelerators[0]))
     autoscaling = props.get("autoscaling")
     fixed = props.get("nodeCount", props.get("initialNodeCount"))
     min_nodes = _gke_bound(autoscaling, "totalMinNodeCount", "minNodeCount", fixed)
@@ -172,6 +174,23 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
         os=os, labels_partial=is_unknown(raw_config) or is_unknown(config.get("labels")),
     )
+
+
+def _gke_sharing_labels(accelerator: dict) -> dict[str, Any]:
+    """The labels GKE puts on shared GPU nodes (how-to pages gpus-multi, timesharing-gpus)."""
+    labels: dict[str, Any] = {}
+    partition = accelerator.get("gpuPartitionSize")
+    if partition is not None:
+        labels[v.LABEL_GKE_GPU_PARTITION_SIZE] = partition
+    sharing = accelerator.get("gpuSharingConfig")
+    if is_unknown(sharing):
+        labels[v.LABEL_GKE_GPU_SHARING_STRATEGY] = UNKNOWN
+    elif isinstance(sharing, dict) and sharing.get("gpuSharingStrategy") == "TIME_SHARING":
+        clients = sharing.get("maxSharedClientsPerGpu")
+        labels[v.LABEL_GKE_GPU_SHARING_STRATEGY] = "time-sharing"
+        labels[v.LABEL_GKE_MAX_SHARED_CLIENTS] = (
+            clients if is_unknown(clients) else str(int(clients)) if isinstance(clients, (int, float)) else UNKNOWN)
+    return labels
 
 
 def _gke_bound(autoscaling: Any, total_key: str, zonal_key: str, fixed: Any) -> Any:

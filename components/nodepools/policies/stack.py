@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable
 
+from nodepools.inventory.dra import index_stack
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
@@ -51,6 +52,7 @@ class WorkloadRef:
 class StackView:
     def __init__(self, resources: Iterable[Res]) -> None:
         self.resources = list(resources)
+        index_stack(self.resources)  # the pod readers' "claims a GPU" (inventory/dra.py)
 
     def of_type(self, *types: str) -> list[Res]:
         return [r for r in self.resources if r.type in types]

@@ -17,6 +17,7 @@ from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.presets import PlacementStrategy, preset
+from nodepools.spec.sharing import GpuSharing, sharing_labels
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, TaintEffect
 
 MAX_NODES_LIMIT = 1000
@@ -78,6 +79,8 @@ class PoolSpec(StrictModel):
     dedicated: bool = False
     placement: PlacementStrategy = PlacementStrategy.SPREAD
     custom_capacity: dict[str, CustomCapacity] = Field(default_factory=dict)
+    # Default: none (whole GPUs); nodepools.spec.sharing.
+    gpu_sharing: GpuSharing = Field(default_factory=GpuSharing)
 
     @model_validator(mode="before")
     @classmethod
@@ -173,4 +176,5 @@ class PoolSpec(StrictModel):
         if self.has_gpu and self.gpu_model is not None:
             labels[v.LABEL_GPU_PRESENT] = v.LABEL_GPU_PRESENT_VALUE
             labels[v.LABEL_ACCELERATOR] = self.gpu_model.value
+            labels.update(sharing_labels(self))
         return {**self.labels, **labels}

@@ -13,8 +13,10 @@ from typing import Any, Mapping
 
 from nodepools import vocabulary as v
 from nodepools.backends.aws import iam, tables
+from nodepools.backends.aws.mig import mig_user_data
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.spec.sharing import device_plugin_config_name
 
 
 NO_SECURITY_GROUP = (
@@ -75,6 +77,9 @@ def group_labels(spec: PoolSpec) -> dict[str, str]:
     labels = dict(spec.node_labels)
     if spec.has_gpu and spec.gpu_model is not None:
         labels[v.LABEL_AWS_ACCELERATOR] = spec.gpu_model.value
+    # A shared pool's nodes pick their device plugin config entry (guardrails/device_plugin_config.py).
+    if spec.has_gpu and (config := device_plugin_config_name(spec)) is not None:
+        labels[v.LABEL_DEVICE_PLUGIN_CONFIG] = config
     return labels
 
 
@@ -131,7 +136,7 @@ def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
     }
     if ctx.ebs_kms_key_arn is not None:
         ebs["kms_key_id"] = ctx.ebs_kms_key_arn
-    return {
+    args = {
         "description": f"nodepools {spec.pool_class.value} pool {spec.name}",
         "update_default_version": True,
         # IMDSv2 only, and a hop limit of 1 so pods (one hop further, behind the
@@ -155,6 +160,9 @@ def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
             "security_groups": node_security_groups(ctx),
         }],
     }
+    if (user_data := mig_user_data(spec)) is not None:
+        args["user_data"] = user_data
+    return args
 
 
 def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -> EksPoolPlan:
