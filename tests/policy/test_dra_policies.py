@@ -64,12 +64,16 @@ def dra_llm(fixture):
     return fixture.edit("llm", change)
 
 
+def on_134(fixture):
+    return fixture.edit("prod", lambda p: p.update(version="1.34"))
+
+
 def test_a_dra_gpu_pod_on_the_gpu_pool_is_compliant_over_grpc(check):
-    fixture = dra_llm(golden()).add(GPU_CLASS, claim_template("one-gpu", "inference", "gpu.nvidia.com"))
+    fixture = on_134(dra_llm(golden()).add(GPU_CLASS, claim_template("one-gpu", "inference", "gpu.nvidia.com")))
     assert fired(check(fixture)) == set()
 
 
 def test_the_same_pod_whose_class_is_not_a_gpu_class_is_a_gpu_node_squatter(check):
-    fixture = dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic"))
+    fixture = on_134(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
     llm = fixture.urn("llm")
     assert {p for p, urn in fired(check(fixture)) if urn == llm} == {"gpu-nodes-gpu-only", "gpu-toleration-needs-gpu"}

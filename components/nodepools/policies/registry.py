@@ -14,6 +14,7 @@ from nodepools.policies import rules_placement as place
 from nodepools.policies import rules_platform as plat
 from nodepools.policies import rules_pools as pools
 from nodepools.policies import rules_tolerations as tol
+from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
 from nodepools.policies.base import PolicySpec
 
@@ -94,8 +95,9 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
        "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
        topic="placement"),
-    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32). Fix: upgrade the "
-       "cluster's version.", MEDIUM, A, "resource", pools.check_cluster_version, ("minClusterVersion",),
+    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32) and the version each "
+       "feature the stack uses needs (DRA 1.34, native sidecars 1.29, ...). Fix: upgrade the cluster's version.",
+       MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
        topic="pools"),
     _p("throttling-monitoring", "A stack with batch and resident pools alerts on container CPU throttling and node "
        "CPU steal. Fix: add a PrometheusRule (or cloud alert) on both.", LOW, A, "stack",
