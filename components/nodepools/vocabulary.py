@@ -113,6 +113,8 @@ HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.valu
 LABEL_WORKLOAD_CLASS = "nodepools.io/workload-class"
 ANNOTATION_CHECKPOINT_INTERVAL = "nodepools.io/checkpoint-interval"
 ANNOTATION_MODEL_LOAD_SECONDS = "nodepools.io/model-load-seconds"
+# GPU memory the served model needs, in GiB (design.md section 7, gpu-memory-fit).
+ANNOTATION_MODEL_MEMORY_GIB = "nodepools.io/model-memory-gib"
 ANNOTATION_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 LABEL_KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
 LABEL_COSCHEDULING_POD_GROUP = "scheduling.x-k8s.io/pod-group"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Severity
 
+from nodepools.policies import rules_gpu_memory as gpumem
 from nodepools.policies import rules_namespaces as ns
 from nodepools.policies import rules_offpeak as offpeak
 from nodepools.policies import rules_placement as place
@@ -108,6 +109,10 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "
        "only. Fix: pin nodepools.io/accelerator, one pool, or a class whose pools share a model.", LOW, A, "stack",
        place.check_gpu_model_selected, topic="placement"),
+    _p("gpu-memory-fit", "A GPU workload annotated nodepools.io/model-memory-gib reaches a pool whose GPU (or MIG "
+       "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
+       "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit,
+       topic="placement"),
 )
 
 BY_NAME: dict[str, PolicySpec] = {p.name: p for p in POLICIES}
