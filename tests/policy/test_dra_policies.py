@@ -77,3 +77,9 @@ def test_the_same_pod_whose_class_is_not_a_gpu_class_is_a_gpu_node_squatter(chec
     fixture = on_134(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
     llm = fixture.urn("llm")
     assert {p for p, urn in fired(check(fixture)) if urn == llm} == {"gpu-nodes-gpu-only", "gpu-toleration-needs-gpu"}
+
+
+def test_gpu_device_classes_config_makes_a_class_a_gpu_class(check):
+    fixture = on_134(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
+    config = {name: {"gpuDeviceClasses": ["fast-nic"]} for name in ("gpu-nodes-gpu-only", "gpu-toleration-needs-gpu")}
+    assert fired(check(fixture, config)) == set()

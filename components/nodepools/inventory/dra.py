@@ -98,11 +98,22 @@ def read_index(resources: Iterable[Any], extra_gpu_classes: Iterable[str] = ()) 
 
 
 _current: list[DraIndex] = [DraIndex()]
+# The pack config's gpuDeviceClasses, set by the pack before it reads a stack.
+_extra: list[frozenset[str]] = [frozenset()]
 
 
-def index_stack(resources: Iterable[Any], extra_gpu_classes: Iterable[str] = ()) -> DraIndex:
-    """Read and publish the DRA index of the stack being judged."""
-    _current[0] = read_index(resources, extra_gpu_classes)
+def set_gpu_device_classes(names: Iterable[str]) -> None:
+    _extra[0] = frozenset(names)
+
+
+def gpu_device_classes() -> frozenset[str]:
+    return _extra[0]
+
+
+def index_stack(resources: Iterable[Any], extra_gpu_classes: Iterable[str] | None = None) -> DraIndex:
+    """Read and publish the DRA index of the stack being judged (extra GPU classes:
+    the configured ``gpuDeviceClasses`` unless given)."""
+    _current[0] = read_index(resources, _extra[0] if extra_gpu_classes is None else extra_gpu_classes)
     return _current[0]
 
 
