@@ -36,10 +36,11 @@ def test_mig_eks_pool_boots_pre_partitioned_and_advertises_slices():
     plan = translate_pool(pool("p4d.24xlarge", mode="mig", profile="2g.10gb"), CTX)
     assert plan.node_group["labels"] == {
         **BASE_LABELS, "nodepools.io/accelerator": "nvidia-a100", "nodepools.io/gpu-sharing": "mig",
-        "nodepools.io/mig-profile": "2g.10gb", "k8s.amazonaws.com/accelerator": "nvidia-a100",
-        "nvidia.com/device-plugin.config": "mig-2g.10gb"}
-    assert resource_tags(plan) == {"resources/nvidia.com/mig-2g.10gb": "24",
-                                   "autoscaling-options/scaledowngpuutilizationthreshold": "0.0208333"}
+        "nodepools.io/mig-profile": "2g.10gb", "nvidia.com/device-plugin.config": "mig-2g.10gb"}
+    # No k8s.amazonaws.com/accelerator: the autoscaler would hold a node without allocatable
+    # nvidia.com/gpu as ResourceUnready; the slices are sized from the resources tag instead.
+    assert resource_tags(plan) == {"resources/nvidia.com/mig-2g.10gb": "24"}
+    assert not any("k8s.amazonaws.com/accelerator" in t.key for t in plan.asg_tags)
     assert base64.b64decode(plan.launch_template["user_data"]).decode() == "\n".join([
         "MIME-Version: 1.0",
         'Content-Type: multipart/mixed; boundary="//nodepools-mig//"',

@@ -69,6 +69,16 @@ def mig_profile_name(pool: PoolView) -> Any:
     return pool.labels.get(v.LABEL_MIG_PROFILE) or pool.labels.get(v.LABEL_GKE_GPU_PARTITION_SIZE)
 
 
+def offered_resource(pool: PoolView) -> Any:
+    """The GPU resource name ``pool``'s nodes advertise (UNKNOWN when the sharing is)."""
+    mode = sharing_mode(pool)
+    if is_unknown(mode):
+        return UNKNOWN
+    if mode == "mig" and pool.type not in _MIG_AS_WHOLE_GPU_TYPES:
+        return v.MIG_RESOURCE_PREFIX + str(mig_profile_name(pool))
+    return v.GPU_RESOURCE
+
+
 def per_node(pool: PoolView, resource: str) -> Any:
     """How many of ``resource`` one node of ``pool`` advertises (float, or UNKNOWN)."""
     gpus = pool.gpu_count

@@ -18,7 +18,7 @@ import pulumi
 
 from nodepools import vocabulary as v
 from nodepools.spec.pool import PoolSpec
-from nodepools.spec.sharing import gpu_resource, slots_per_node
+from nodepools.spec.sharing import GpuSharingMode, gpu_resource, slots_per_node
 from nodepools.vocabulary import PoolClass
 
 
@@ -62,7 +62,8 @@ def gpu_scale_down_options(spec: PoolSpec) -> dict[str, str]:
       node is kept 20 minutes, because traffic comes back in waves and a new
       GPU node plus model load takes longer than that to serve again.
     """
-    if not spec.has_gpu:
+    if not spec.has_gpu or spec.gpu_sharing.mode is GpuSharingMode.MIG:
+        # A MIG pool is no GPU node to the autoscaler (no GPU label: translate.group_labels).
         return {}
     # Utilisation is requests over allocatable, and a shared GPU is several allocatable units.
     threshold = 0.5 / slots_per_node(spec)

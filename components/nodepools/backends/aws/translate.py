@@ -16,7 +16,7 @@ from nodepools.backends.aws import iam, tables
 from nodepools.backends.aws.mig import mig_user_data
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
-from nodepools.spec.sharing import device_plugin_config_name
+from nodepools.spec.sharing import GpuSharingMode, device_plugin_config_name
 
 
 NO_SECURITY_GROUP = (
@@ -75,7 +75,12 @@ def group_labels(spec: PoolSpec) -> dict[str, str]:
     GPU label on GPU pools (set at kubelet start, or the autoscaler scales up again
     before the device plugin advertises the GPUs; kubernetes-facts.md section 1.4)."""
     labels = dict(spec.node_labels)
-    if spec.has_gpu and spec.gpu_model is not None:
+    # Not on MIG pools: the autoscaler counts a node with this label but no allocatable
+    # nvidia.com/gpu as ResourceUnready (its gpu_processor; kubernetes-facts.md section
+    # 1.4), and a mixed-strategy MIG node advertises only nvidia.com/mig-<profile>.
+    # Without it the autoscaler treats the slices as an ordinary extended resource,
+    # sized from the ASG's node-template resources tag.
+    if spec.has_gpu and spec.gpu_model is not None and spec.gpu_sharing.mode is not GpuSharingMode.MIG:
         labels[v.LABEL_AWS_ACCELERATOR] = spec.gpu_model.value
     # A shared pool's nodes pick their device plugin config entry (guardrails/device_plugin_config.py).
     if spec.has_gpu and (config := device_plugin_config_name(spec)) is not None:
