@@ -68,3 +68,14 @@ def test_the_gpu_view_flags_misfits_and_reads_mig_slices():
         "  Deployment inference/slice (model 30 GiB) -> h100-mig (nvidia-h100, 40 GiB, MIG 3g.40gb)",
         "  Deployment inference/tiny-on-l4 (model 2 GiB) -> l4 (nvidia-l4, 24 GiB)  MISFIT: GPU memory > 4x the model",
     ]
+
+
+def test_stack_outputs_name_the_gpu_resource_and_memory_per_request(stack_config, run_stack):
+    config = stack_config("aws-dev")
+    inference = next(p for p in config["nodepools:pools"] if p["pool_class"] == "gpu-inference")
+    inference["gpu_sharing"] = {"mode": "time-slicing", "replicas": 4}
+    run, error = run_stack(config, stack="aws-dev", preview=True)
+    assert error is None
+    gpu = run.outputs["pools"][inference["name"]]["gpu"]
+    assert {k: gpu[k] for k in ("resource", "sharing", "memoryGiBPerRequest")} == {
+        "resource": "nvidia.com/gpu", "sharing": "time-slicing", "memoryGiBPerRequest": 24}
