@@ -43,12 +43,24 @@ def pod(resource, count, tolerations=(TOLERATE_CLASS, TOLERATE_GPU)):
             "tolerations": list(tolerations)}
 
 
+def pods(resource, count):
+    """``count`` containers of one share each (a time-sliced share is one per container)."""
+    return {"containers": [{"name": f"c{i}", "image": "i", "resources": {"limits": {resource: 1}}}
+                           for i in range(count)], "tolerations": [TOLERATE_CLASS, TOLERATE_GPU]}
+
+
 @pytest.mark.parametrize("pool, spec, fit, reason, detail, rule", [
-    ("ts-l4", pod("nvidia.com/gpu", 16), Fit.FITS, None, "",
+    ("ts-l4", pods("nvidia.com/gpu", 16), Fit.FITS, None, "",
      "time-slicing advertises GPUs x replicas of nvidia.com/gpu (device plugin sharing.timeSlicing)"),
-    ("ts-l4", pod("nvidia.com/gpu", 17), Fit.NO, Reason.SIZE,
+    ("ts-l4", pods("nvidia.com/gpu", 17), Fit.NO, Reason.SIZE,
      "too big for g6.12xlarge: requests nvidia.com/gpu 17 > allocatable 16",
      "a pod fits only where allocatable covers its requests (NodeResourcesFit)"),
+    ("ts-l4", pod("nvidia.com/gpu", 2), Fit.NO, Reason.SIZE,
+     "container 'c' requests nvidia.com/gpu 2 on time-sliced GPUs: at most 1 per container (a replica is a share "
+     "of one GPU)", "device plugin failRequestsGreaterThanOne; GKE time-sharing allows 1 per container"),
+    ("gke-ts", pod("nvidia.com/gpu", 2), Fit.NO, Reason.SIZE,
+     "container 'c' requests nvidia.com/gpu 2 on time-sliced GPUs: at most 1 per container (a replica is a share "
+     "of one GPU)", "GKE time-sharing: at most 1 nvidia.com/gpu per container"),
     ("whole-l4", pod("nvidia.com/gpu", 5), Fit.NO, Reason.SIZE,
      "too big for g6.12xlarge: requests nvidia.com/gpu 5 > allocatable 4", "NodeResourcesFit"),
     ("mig-a100", pod("nvidia.com/mig-1g.5gb", 56), Fit.FITS, None, "",
@@ -78,10 +90,51 @@ def pod(resource, count, tolerations=(TOLERATE_CLASS, TOLERATE_GPU)):
     ("gke-mig", pod("nvidia.com/mig-1g.5gb", 1), Fit.NO, Reason.SIZE,
      "too big for a2-highgpu-1g: requests nvidia.com/mig-1g.5gb 1 > allocatable 0",
      "GKE names no mig-* resource"),
-    ("gke-ts", pod("nvidia.com/gpu", 3), Fit.FITS, None, "", "GKE time-sharing: maxSharedClientsPerGpu x GPUs"),
-    ("gke-ts", pod("nvidia.com/gpu", 4), Fit.NO, Reason.SIZE,
+    ("gke-ts", pods("nvidia.com/gpu", 3), Fit.FITS, None, "", "GKE time-sharing: maxSharedClientsPerGpu x GPUs"),
+    ("gke-ts", pods("nvidia.com/gpu", 4), Fit.NO, Reason.SIZE,
      "too big for g2-standard-8: requests nvidia.com/gpu 4 > allocatable 3", "NodeResourcesFit"),
 ])
 def test_shared_gpu_verdicts(pool, spec, fit, reason, detail, rule):
     verdict = judge(spec, POOLS[pool])
     assert (verdict.fit, verdict.reason, verdict.detail) == (fit, reason, detail), rule
+
+
+# ---- DRA: a claim is no extended resource, so no toleration is added for it ----
+
+from nodepools.placement import analyze  # noqa: E402
+
+DRA = "kubernetes:resource.k8s.io/v1"
+
+
+def dra_stack(tolerations):
+    resources = [
+        {"type": f"{DRA}:DeviceClass", "urn": "urn:dc", "name": "gpu", "inputs": {
+            "metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression":
+                                                                       "device.driver == 'gpu.nvidia.com'"}}]}}},
+        {"type": f"{DRA}:ResourceClaimTemplate", "urn": "urn:rct", "name": "one-gpu", "inputs": {
+            "metadata": {"name": "one-gpu", "namespace": "inference"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}}}},
+        {"type": "kubernetes:apps/v1:Deployment", "urn": "urn:dep", "name": "llm", "inputs": {
+            "metadata": {"name": "llm", "namespace": "inference"}, "spec": {"template": {"spec": {
+                "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "g"}]}}],
+                "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "one-gpu"}],
+                "tolerations": list(tolerations)}}}}},
+    ]
+    pool = POOLS["whole-l4"]
+    return [{"type": pool.type, "urn": pool.urn, "name": pool.name, "inputs": {
+        "clusterName": "prod", "nodeGroupName": pool.name, "instanceTypes": ["g6.12xlarge"],
+        "labels": {CLASS: "gpu-inference", "nodepools.io/pool": pool.name},
+        "taints": [class_taint("gpu-inference"), GPU_TAINT]}}, *resources]
+
+
+@pytest.mark.parametrize("tolerations, fit, detail, rule", [
+    ([TOLERATE_CLASS], Fit.NO, "untolerated taint nvidia.com/gpu=present:NoSchedule",
+     "ExtendedResourceToleration reads container resources only; a DRA claim adds no toleration"),
+    ([TOLERATE_CLASS, TOLERATE_GPU], Fit.FITS, "", "tolerations match every hard taint (TaintToleration)"),
+])
+def test_dra_claims_request_a_gpu_but_need_the_gpu_toleration(tolerations, fit, detail, rule):
+    report = analyze(dra_stack(tolerations))
+    verdict = report.verdict("llm", "whole-l4")
+    assert (verdict.fit, verdict.detail) == (fit, detail), rule
+    summary = report.summary("llm")
+    assert summary.requests_gpu is True and summary.gpu_pools_without_gpu == ()

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools import vocabulary as v
+from nodepools.inventory.podspec import all_containers, container_requests
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.spec.gpus import gpu_memory_gib, mig_profile, supports_mig
@@ -111,3 +112,18 @@ def memory_per_request_gib(pool: PoolView) -> Any:
         return profile.memory_gib if profile else UNKNOWN
     memory = gpu_memory_gib(model)
     return UNKNOWN if memory is None else memory
+
+
+def time_sliced_overrequest(spec: Any, pool: PoolView) -> str | None:
+    """Why a container cannot get its GPUs on a time-sliced pool: a replica is a share
+    of one GPU, so asking for more than one buys no more GPU and both sides refuse it
+    (NVIDIA device plugin ``failRequestsGreaterThanOne``, which our configs set; GKE
+    "at most 1 nvidia.com/gpu can be requested on GPU nodes" with time-sharing)."""
+    if sharing_mode(pool) != "time-slicing":
+        return None
+    for container in all_containers(spec):
+        wanted = container_requests(container).get(v.GPU_RESOURCE, 0.0)
+        if wanted > 1:
+            return (f"container '{container.get('name', '?')}' requests nvidia.com/gpu {wanted:g} on time-sliced "
+                    f"GPUs: at most 1 per container (a replica is a share of one GPU)")
+    return None
