@@ -3,6 +3,9 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
+from nodepools.config import StackConfigError
 from nodepools.inventory.pools import read_pool
 from nodepools.placement import analyze
 from nodepools.placement.gpu_fit import gpu_fit_rows, gpu_fit_text
@@ -79,3 +82,22 @@ def test_stack_outputs_name_the_gpu_resource_and_memory_per_request(stack_config
     gpu = run.outputs["pools"][inference["name"]]["gpu"]
     assert {k: gpu[k] for k in ("resource", "sharing", "memoryGiBPerRequest")} == {
         "resource": "nvidia.com/gpu", "sharing": "time-slicing", "memoryGiBPerRequest": 24}
+
+
+@pytest.mark.parametrize("index, sharing, expected", [
+    (3, {"mode": "time-slicing", "replicas": 2},
+     "nodepools:pools[3].gpu_sharing.mode: gpu_sharing mode 'time-slicing' is not allowed for class gpu-training "
+     "(allowed: none)"),
+    (2, {"mode": "mig", "profile": "1g.10gb"},
+     "nodepools:pools[2].gpu_sharing.mode: gpu_sharing mode 'mig' needs a MIG-capable GPU (allowed: nvidia-a100, "
+     "nvidia-a100-80gb, nvidia-h100); nvidia-l4 does not support MIG"),
+    (2, {"mode": "slicing"},
+     "nodepools:pools[2].gpu_sharing.mode: Input should be 'none', 'time-slicing' or 'mig'"),
+])
+def test_bad_sharing_in_a_stack_config_registers_nothing(stack_config, run_stack, index, sharing, expected):
+    raw = stack_config("aws-dev")
+    raw["nodepools:pools"][index]["gpu_sharing"] = sharing
+    run, error = run_stack(raw, stack="aws-dev")
+    assert isinstance(error, StackConfigError), error
+    assert any(line.startswith(expected) for line in error.lines), error.lines
+    assert run.resources == []
