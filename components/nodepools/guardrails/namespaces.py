@@ -4,7 +4,9 @@
   pack resolves a workload's class when its pod template does not say).
 - Every quota carries ``requests.nvidia.com/gpu`` (only the ``requests.`` prefix
   is enforced for extended resources, kubernetes-facts.md section 4): 0 for a
-  class without GPU pools, else the class's pools' GPUs at max_nodes.
+  class without GPU pools, else the class's pools' GPUs at max_nodes; and one
+  ``requests.nvidia.com/mig-<profile>`` per MIG profile the cluster offers
+  (``gpu_quota.py``: shared pools count replicas and slices).
 - The batch quota caps cpu and memory at ``batch_quota_share`` of the resident
   and batch pools' capacity at max_nodes, so batch can never take the services' room.
 - With ``quota_priority_class_scopes`` each namespace also gets a quota admitting
