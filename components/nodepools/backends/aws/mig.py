@@ -3,8 +3,10 @@
 Decision (docs/design.md section 7 leaves it open): a pool has exactly one MIG
 profile for its whole life, so the partitioning is fixed per node group and is
 done at boot, before the kubelet starts, by a shell part of the launch
-template's MIME user data (AL2023 runs user-data scripts before ``nodeadm``
-starts the kubelet; EKS merges its own nodeadm part into a MIME document).
+template's MIME user data (for a managed node group on an EKS AMI, EKS appends
+its own nodeadm part after the user's parts, and AL2023 runs the shell parts
+before nodeadm starts the kubelet: awslabs/amazon-eks-ami docs "nodeadm",
+terraform-aws-modules/terraform-aws-eks docs "user data"; not tried on hardware here).
 A new node therefore registers with its slices already there, and the device
 plugin (``migStrategy: mixed``) advertises ``nvidia.com/mig-<profile>`` from its
 first start. The alternative, NVIDIA's MIG manager, watches a
