@@ -61,6 +61,13 @@ LABEL_GPU_PRESENT_VALUE = "true"
 # cluster-autoscaler's GPULabel on AWS: without it CA scales up again before the
 # device plugin advertises the GPUs (kubernetes-facts.md section 1.4).
 LABEL_AWS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
+# Shared GPU pools only (design.md section 7): ``time-slicing`` | ``mig``, and the MIG profile.
+LABEL_GPU_SHARING = "nodepools.io/gpu-sharing"
+LABEL_MIG_PROFILE = "nodepools.io/mig-profile"
+# The NVIDIA device plugin picks its per-node config (an entry of the chart's
+# config.map) by this node label (NVIDIA/k8s-device-plugin: README.md@v0.20.0,
+# "Multiple Config File Example").
+LABEL_DEVICE_PLUGIN_CONFIG = "nvidia.com/device-plugin.config"
 
 # --- labels the clouds set themselves (read by the policy pack/placement) ----
 LABEL_EKS_CAPACITY_TYPE = "eks.amazonaws.com/capacityType"
@@ -68,6 +75,10 @@ LABEL_GKE_SPOT = "cloud.google.com/gke-spot"
 LABEL_GKE_PREEMPTIBLE = "cloud.google.com/gke-preemptible"
 LABEL_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 LABEL_GKE_NODEPOOL = "cloud.google.com/gke-nodepool"
+# GKE labels shared GPU nodes itself (gpus-multi, timesharing-gpus how-to pages).
+LABEL_GKE_GPU_PARTITION_SIZE = "cloud.google.com/gke-gpu-partition-size"
+LABEL_GKE_GPU_SHARING_STRATEGY = "cloud.google.com/gke-gpu-sharing-strategy"
+LABEL_GKE_MAX_SHARED_CLIENTS = "cloud.google.com/gke-max-shared-clients-per-gpu"
 LABEL_EKS_NODEGROUP = "eks.amazonaws.com/nodegroup"
 LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 LABEL_ARCH = "kubernetes.io/arch"
@@ -90,6 +101,11 @@ TAINT_POOL_CLASS_KEY = LABEL_POOL_CLASS
 # repels the rest (kubernetes-facts.md section 5).
 GPU_RESOURCE = "nvidia.com/gpu"
 TAINT_GPU_KEY = GPU_RESOURCE
+# MIG slices under the device plugin's mixed strategy: nvidia.com/mig-<profile>.
+# Their name differs from the taint key, so ExtendedResourceToleration does not
+# tolerate nvidia.com/gpu for them: the contract's explicit toleration does.
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+QUOTA_REQUESTS_PREFIX = "requests."
 TAINT_GPU_VALUE = "present"
 HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value)
 
@@ -97,6 +113,8 @@ HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.valu
 LABEL_WORKLOAD_CLASS = "nodepools.io/workload-class"
 ANNOTATION_CHECKPOINT_INTERVAL = "nodepools.io/checkpoint-interval"
 ANNOTATION_MODEL_LOAD_SECONDS = "nodepools.io/model-load-seconds"
+# GPU memory the served model needs, in GiB (design.md section 7, gpu-memory-fit).
+ANNOTATION_MODEL_MEMORY_GIB = "nodepools.io/model-memory-gib"
 ANNOTATION_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 LABEL_KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
 LABEL_COSCHEDULING_POD_GROUP = "scheduling.x-k8s.io/pod-group"
@@ -170,6 +188,11 @@ TYPE_PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 TYPE_KUEUE_RESOURCE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
 TYPE_KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 TYPE_KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
+# Dynamic Resource Allocation, GA in Kubernetes 1.34 (resource.k8s.io/v1).
+TYPE_DRA_DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
+TYPE_DRA_RESOURCE_CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
+TYPE_DRA_RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
+DRA_TYPES = (TYPE_DRA_DEVICE_CLASS, TYPE_DRA_RESOURCE_CLAIM, TYPE_DRA_RESOURCE_CLAIM_TEMPLATE)
 
 # --- our component type tokens (frozen once released) ---------------------------
 COMPONENT_NODE_POOL = "nodepools:pools:NodePool"

@@ -11,14 +11,15 @@ ROOT = Path(nodepools.__file__).parent
 # Lowest first. A module may import its own package and any package of a lower
 # layer; packages that share a layer never import each other.
 LAYERS: list[tuple[str, ...]] = [
-    ("nodepools", "vocabulary"),           # the root package and the one spelling of every name
+    ("nodepools", "vocabulary", "extras"),  # the root package, the one spelling of every name, the extras check
     ("spec", "offline"),                   # the cloud-neutral spec; the mock engine and Analyzer client
     ("clouds",),                           # each cloud's spelling of the vocabulary
     ("backends", "guardrails", "inventory"),  # spec -> provider inputs; in-cluster objects; raw resources -> views
     ("components", "placement"),           # Pulumi components; where workloads can land
     ("policies",),                         # the CrossGuard pack's rules
-    ("config", "multilang"),               # a stack's config -> cluster, platform; the components for other languages
-    ("plan",),                             # the offline plan CLI
+    ("config", "multilang", "pack"),       # a stack's config -> cluster, platform; the components for other
+                                           # languages; the policy pack shipped in the package
+    ("plan", "testing"),                   # the offline plan CLI; mocks for users' unit tests
 ]
 LAYER_OF = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 # Provider SDKs stay out of everything a policy pack or a pure translation imports.

@@ -17,6 +17,7 @@ from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.instances import GpuModel
 from nodepools.guardrails.addon_modes import AddonMode, AddonsSpec
 from nodepools.spec.karpenter import KarpenterOptions
+from nodepools.spec.sharing import GpuSharing, GpuSharingMode
 from nodepools.spec.pool import CustomCapacity, GpuSpec, PoolSpec, Taint
 from nodepools.spec.presets import PlacementStrategy
 from nodepools.vocabulary import Architecture, CapacityType, PoolClass, Provisioner, TaintEffect
@@ -117,6 +118,7 @@ def test_outputs_are_typed(schema, token):
     (pool_args.CustomCapacity, CustomCapacity), (guardrails_args.Guardrails, GuardrailsSpec),
     (guardrails_args.Alerts, AlertsSpec), (guardrails_args.LimitRange, LimitRangeSpec),
     (guardrails_args.ChartVersions, ChartVersions), (pool_args.KarpenterOptions, KarpenterOptions),
+    (pool_args.GpuSharing, GpuSharing),
     (guardrails_args.Addons, AddonsSpec), (guardrails_args.AddonMode, AddonMode)])
 def test_args_carry_every_spec_field_by_its_python_name(args_type, spec):
     """Arguments convert into the specs by name: a field the spec gains must be added to its args type
@@ -142,6 +144,7 @@ def values(enum: type[Enum]) -> list[str]:
     ("Gpu", "model", values(GpuModel)), ("CustomCapacity", "architecture", values(Architecture)),
     ("CustomCapacity", "gpuModel", values(GpuModel)), ("Guardrails", "kueue", values(KueueMode)),
     ("Guardrails", "namespaces", values(PoolClass)), ("Pool", "provisioner", values(Provisioner)),
+    ("GpuSharing", "mode", values(GpuSharingMode)),
     ("Guardrails", "kubernetesVersion", list(SUPPORTED_KUBERNETES_VERSIONS)),
 ])
 def test_string_choices_are_listed_in_their_description(schema, where, name, allowed):

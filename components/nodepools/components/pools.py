@@ -50,5 +50,6 @@ class NodePool(pulumi.ComponentResource):
             "nodeLabels": self.node_labels,
             "nodeTaints": self.node_taints,
             "contract": self.contract.as_dict(),
+            "gpuResource": self.contract.gpu_resource,
         })
 

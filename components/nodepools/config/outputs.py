@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from nodepools.spec.sharing import memory_per_slot_gib
 from nodepools.components.pools import NodePool
 
 
@@ -17,7 +18,10 @@ def pool_outputs(pool: NodePool) -> dict[str, Any]:
     spec = pool.spec
     gpu = None
     if spec.has_gpu and spec.gpu_model is not None:
-        gpu = {"model": spec.gpu_model.value, "countPerNode": spec.gpus_per_node}
+        # The resource an app requests here and the GPU memory one request gets (docs/design.md section 7).
+        gpu = {"model": spec.gpu_model.value, "countPerNode": spec.gpus_per_node,
+               "resource": pool.contract.gpu_resource, "sharing": spec.gpu_sharing.mode.value,
+               "memoryGiBPerRequest": memory_per_slot_gib(spec)}
     return {
         "poolClass": spec.pool_class.value,
         "capacity": spec.capacity.value,

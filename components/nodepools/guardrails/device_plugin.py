@@ -13,6 +13,7 @@ from typing import Any
 
 from nodepools.guardrails.addons import NVIDIA_DEVICE_PLUGIN_CHART, HelmRelease
 from nodepools.guardrails.addon_placement import tolerations_for
+from nodepools.guardrails.device_plugin_config import config_values
 from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.vocabulary import LABEL_GPU_PRESENT, LABEL_GPU_PRESENT_VALUE, PRIORITY_CLASS_SYSTEM_NODE_CRITICAL
@@ -22,7 +23,7 @@ RELEASE_NAME = "nvidia-device-plugin"
 
 def device_plugin_values(cluster: ClusterPools) -> dict[str, Any]:
     gpu_pools = [p for p in cluster.pools if p.has_gpu]
-    return {
+    values: dict[str, Any] = {
         "tolerations": tolerations_for(t for p in gpu_pools for t in p.node_taints),
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": LABEL_GPU_PRESENT, "operator": "In", "values": [LABEL_GPU_PRESENT_VALUE]}]},
@@ -30,6 +31,9 @@ def device_plugin_values(cluster: ClusterPools) -> dict[str, Any]:
         "priorityClassName": PRIORITY_CLASS_SYSTEM_NODE_CRITICAL,
         "gfd": {"enabled": False},
     }
+    if (config := config_values(gpu_pools)) is not None:
+        values["config"] = config
+    return values
 
 
 def device_plugin_release(cluster: ClusterPools, spec: GuardrailsSpec) -> HelmRelease | None:

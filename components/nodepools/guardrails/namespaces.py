@@ -4,7 +4,9 @@
   pack resolves a workload's class when its pod template does not say).
 - Every quota carries ``requests.nvidia.com/gpu`` (only the ``requests.`` prefix
   is enforced for extended resources, kubernetes-facts.md section 4): 0 for a
-  class without GPU pools, else the class's pools' GPUs at max_nodes.
+  class without GPU pools, else the class's pools' GPUs at max_nodes; and one
+  ``requests.nvidia.com/mig-<profile>`` per MIG profile the cluster offers
+  (``gpu_quota.py``: shared pools count replicas and slices).
 - The batch quota caps cpu and memory at ``batch_quota_share`` of the resident
   and batch pools' capacity at max_nodes, so batch can never take the services' room.
 - With ``quota_priority_class_scopes`` each namespace also gets a quota admitting
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from nodepools.guardrails import derive
+from nodepools.guardrails.gpu_quota import gpu_quota_hard, gpu_quota_zero
 from nodepools.guardrails.capacity import cpu_quantity, largest_node, memory_quantity, total_capacity
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.pool import PoolSpec
@@ -41,7 +44,7 @@ def gpu_quota(pools: Sequence[PoolSpec], pool_class: PoolClass) -> int:
 
 
 def quota_hard(spec: GuardrailsSpec, pools: Sequence[PoolSpec], pool_class: PoolClass) -> dict[str, str]:
-    hard = {QUOTA_GPU_REQUESTS: str(gpu_quota(pools, pool_class))}
+    hard = gpu_quota_hard(pools, pool_class)
     if pool_class is PoolClass.BATCH:
         share = total_capacity(derive.batch_share_pools(pools)).share(spec.batch_quota_share)
         hard["requests.cpu"] = cpu_quantity(share.cpu_millicores)
@@ -64,7 +67,7 @@ def resource_quotas(spec: GuardrailsSpec, pools: Sequence[PoolSpec]) -> list[tup
             scope = {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "NotIn",
                                            "values": [PRIORITY_CLASS_NAMES[pool_class]]}]}
             out.append((pool_class, _quota(FOREIGN_PRIORITY_QUOTA_NAME, names[pool_class], {
-                "hard": {"pods": "0", QUOTA_GPU_REQUESTS: "0"}, "scopeSelector": scope})))
+                "hard": {"pods": "0", **gpu_quota_zero(pools)}, "scopeSelector": scope})))
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodepools.inventory.dra import claims_gpu
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list, str_map
 from nodepools.vocabulary import GPU_RESOURCE
@@ -145,7 +146,11 @@ def pod_requests(spec: dict) -> dict[str, float]:
 
 
 def gpu_request(spec: dict) -> float:
-    return pod_requests(spec).get(GPU_RESOURCE, 0.0)
+    requested = pod_requests(spec).get(GPU_RESOURCE, 0.0)
+    # A DRA claim on a GPU device class requests a GPU too (design.md section 6).
+    if requested <= 0 and claims_gpu(spec) is True:
+        return 1.0
+    return requested
 
 
 def _resources_unknown(container: dict) -> bool:

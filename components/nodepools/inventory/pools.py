@@ -160,6 +160,8 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
             labels[label] = "true"
     if accelerators and isinstance(accelerators[0].get("type"), str):
         labels[v.LABEL_GKE_ACCELERATOR] = accelerators[0]["type"]
+    if accelerators:
+        labels.update(_gke_sharing_labels(accelerators[0]))
     autoscaling = props.get("autoscaling")
     fixed = props.get("nodeCount", props.get("initialNodeCount"))
     min_nodes = _gke_bound(autoscaling, "totalMinNodeCount", "minNodeCount", fixed)
@@ -177,6 +179,23 @@ def _aws_accelerator_model(labels: dict[str, Any]) -> str | None:
     value = labels.get(v.LABEL_AWS_ACCELERATOR)
     model = eks.gpu_model_of_accelerator_label(value) if isinstance(value, str) else None
     return model.value if model else None
+
+
+def _gke_sharing_labels(accelerator: dict) -> dict[str, Any]:
+    """The labels GKE puts on shared GPU nodes (how-to pages gpus-multi, timesharing-gpus)."""
+    labels: dict[str, Any] = {}
+    partition = accelerator.get("gpuPartitionSize")
+    if partition is not None:
+        labels[v.LABEL_GKE_GPU_PARTITION_SIZE] = partition
+    sharing = accelerator.get("gpuSharingConfig")
+    if is_unknown(sharing):
+        labels[v.LABEL_GKE_GPU_SHARING_STRATEGY] = UNKNOWN
+    elif isinstance(sharing, dict) and sharing.get("gpuSharingStrategy") == "TIME_SHARING":
+        clients = sharing.get("maxSharedClientsPerGpu")
+        labels[v.LABEL_GKE_GPU_SHARING_STRATEGY] = "time-sharing"
+        labels[v.LABEL_GKE_MAX_SHARED_CLIENTS] = (
+            clients if is_unknown(clients) else str(int(clients)) if isinstance(clients, (int, float)) else UNKNOWN)
+    return labels
 
 
 def _gke_bound(autoscaling: Any, total_key: str, zonal_key: str, fixed: Any) -> Any:

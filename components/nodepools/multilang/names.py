@@ -16,10 +16,10 @@ from pulumi.provider.experimental.util import camel_case
 from pydantic import ValidationError
 
 from nodepools.multilang.guardrails_args import AddonMode, Addons, Alerts, ChartVersions, Guardrails, LimitRange
-from nodepools.multilang.pool_args import CustomCapacity, Gpu, KarpenterOptions, Pool, Taint
+from nodepools.multilang.pool_args import CustomCapacity, Gpu, GpuSharing, KarpenterOptions, Pool, Taint
 from nodepools.spec.errors import dotted, message_of
 
-SHARED_ARG_TYPES = (Pool, Taint, Gpu, CustomCapacity, KarpenterOptions, Guardrails, Alerts, LimitRange,
+SHARED_ARG_TYPES = (Pool, Taint, Gpu, CustomCapacity, KarpenterOptions, GpuSharing, Guardrails, Alerts, LimitRange,
                     ChartVersions, Addons, AddonMode)
 
 # Inputs whose keys are user data, never field names.

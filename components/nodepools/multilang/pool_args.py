@@ -59,6 +59,17 @@ class KarpenterOptions(TypedDict):
     """Node lifetime (the NodePool's expireAfter), 1 to 8760 hours. Default: 720."""
 
 
+class GpuSharing(TypedDict):
+    """How a gpu-inference pool shares its GPUs."""
+
+    mode: NotRequired[str]
+    """One of none (one whole GPU per request), time-slicing, mig. Default: none."""
+    replicas: NotRequired[int]
+    """Shares per GPU for mode time-slicing, 2 to 48. Default: none."""
+    profile: NotRequired[str]
+    """The MIG profile for mode mig (one per pool, e.g. 1g.10gb; it must exist for the pool's GPU). Default: none."""
+
+
 class Pool(TypedDict):
     """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
     min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
@@ -99,3 +110,5 @@ class Pool(TypedDict):
     NodePool and EC2NodeClass, EKS only). Default: managed."""
     karpenter: NotRequired[KarpenterOptions]
     """Options of a Karpenter pool. Default: none (Karpenter's defaults as documented on KarpenterOptions)."""
+    gpu_sharing: NotRequired[GpuSharing]
+    """How a gpu-inference pool shares its GPUs. Default: none (whole GPUs)."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Iterable, Mapping
 
+from nodepools.inventory.gpu_offer import time_sliced_overrequest
 from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, pod_requests
 from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
@@ -89,6 +90,8 @@ def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
 def _size_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
     if has_unknown_resources(spec):
         return UNKNOWN, "resource requests unknown at preview"
+    if (overrequest := time_sliced_overrequest(spec, pool)) is not None:
+        return False, overrequest
     return fits_pool(pod_requests(spec), pool)
 
 

@@ -24,9 +24,11 @@ UNKNOWN, never "fits".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from nodepools.inventory import gpu_offer
+from nodepools.inventory.gpu_offer import is_gpu_resource
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.quantities import GIB
 from nodepools.inventory.values import UNKNOWN, is_unknown
@@ -72,12 +74,18 @@ class NodeSize:
     cpu: Any  # cores
     memory: Any  # bytes
     gpus: Any
+    # The pool the node belongs to: GPU resources follow its sharing (inventory/gpu_offer.py).
+    pool: PoolView | None = None
 
     def allocatable(self, resource: str) -> Any:
         if resource == "cpu":
             return self.cpu
         if resource == "memory":
             return self.memory
+        if self.pool is not None and is_gpu_resource(resource):
+            if is_unknown(self.gpus):
+                return UNKNOWN
+            return gpu_offer.per_node(replace(self.pool, gpu_count=self.gpus), resource)
         if resource == GPU_RESOURCE:
             return self.gpus
         if resource.startswith("hugepages-") or is_extended_resource(resource):
@@ -90,7 +98,7 @@ def node_sizes(pool: PoolView) -> list[NodeSize]:
     the types themselves are unknown)."""
     types = pool.instance_types
     if is_unknown(types) or not types:
-        return [NodeSize(UNKNOWN, UNKNOWN, UNKNOWN, pool.gpu_count)]
+        return [NodeSize(UNKNOWN, UNKNOWN, UNKNOWN, pool.gpu_count, pool)]
     sizes = []
     for name in types:
         entry = lookup(name)
@@ -98,11 +106,11 @@ def node_sizes(pool: PoolView) -> list[NodeSize]:
         # machine type the table lacks (n1 + T4); several types: each its own.
         gpus = pool.gpu_count if len(types) == 1 else (float(entry.gpu_count) if entry else UNKNOWN)
         if entry is None:
-            sizes.append(NodeSize(name, UNKNOWN, UNKNOWN, gpus))
+            sizes.append(NodeSize(name, UNKNOWN, UNKNOWN, gpus, pool))
             continue
         memory = entry.memory_gib * GIB
         cpu = entry.vcpu - reserved_cpu(entry.vcpu)
-        sizes.append(NodeSize(name, cpu, memory - reserved_memory_bytes(memory), gpus))
+        sizes.append(NodeSize(name, cpu, memory - reserved_memory_bytes(memory), gpus, pool))
     return sizes
 
 

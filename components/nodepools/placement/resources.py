@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from nodepools import vocabulary as v
+from nodepools.inventory.dra import index_stack
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, known_str_map, plain
 from nodepools.inventory.workloads import Workload, read_workload
@@ -84,6 +85,7 @@ class Stack:
 
 def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None) -> Stack:
     items = [normalize(r) for r in resources]
+    index_stack(items)
     by_urn = {r.urn: r for r in items}
     clusters = {r.urn: _cluster_key(r) for r in items if r.type in v.CLUSTER_RESOURCE_TYPES}
 

@@ -16,6 +16,7 @@ from nodepools.offline.analyzer import PackError, PolicyPackRunner
 from nodepools.pack import write_pack
 from nodepools.pack.runtime import pack_python
 from nodepools.placement import analyze
+from nodepools.placement.gpu_fit import gpu_fit_rows, gpu_fit_text
 from nodepools.placement.report import markdown, matrix
 from nodepools.plan.run import StackRun
 
@@ -100,9 +101,11 @@ def placement_matrix(stack_run: StackRun) -> dict[str, Any]:
     else:
         text = [f"Placement: the stack defines no workloads to place on its {len(report.pools)} pools (app stacks "
                 "place theirs with the exported contracts; see examples/)."]
+    gpu_text = gpu_fit_text(report)
     return {"pools": [p.name for p in report.pools], "workloads": summaries, "verdicts": verdicts,
-            "flagged": [s["workload"] for s, raw in zip(summaries, report.summaries) if raw.flagged], "text": text,
-            "markdown": markdown(report)}
+            "flagged": [s["workload"] for s, raw in zip(summaries, report.summaries) if raw.flagged],
+            "text": text + ([""] + gpu_text if gpu_text else []), "markdown": markdown(report),
+            "gpu_fit": gpu_fit_rows(report)}
 
 
 def mandatory_violations(policy: dict[str, Any] | None) -> int:

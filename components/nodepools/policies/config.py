@@ -2,8 +2,8 @@
 
 CrossGuard configures each policy on its own (``--policy-pack-config`` maps a
 policy name to its level and properties). ``spread`` takes one pack-wide
-mapping: ``all`` (a level for every policy), ``exemptNamespaces`` and ``waivers``
-(each naming its policy) for everyone, and per-policy entries as CrossGuard has
+mapping: ``all`` (a level for every policy), ``exemptNamespaces``, ``gpuDeviceClasses``
+and ``waivers`` (each naming its policy) for everyone, and per-policy entries as CrossGuard has
 them; it returns the per-policy config the CLI and the offline runner accept.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from nodepools.policies.registry import BY_NAME
 from nodepools.spec.errors import Problems
 
-SHARED = ("exemptNamespaces", "waivers")
+SHARED = ("exemptNamespaces", "waivers", "gpuDeviceClasses")
 
 
 def spread(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -35,6 +35,9 @@ def spread(config: Mapping[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {"enforcementLevel": given} if isinstance(given, str) else dict(given or {})
         if "exemptNamespaces" in config:
             entry.setdefault("exemptNamespaces", list(config["exemptNamespaces"]))
+        # Every policy asks "does this pod request a GPU", so every one needs the DRA GPU classes.
+        if "gpuDeviceClasses" in config:
+            entry.setdefault("gpuDeviceClasses", list(config["gpuDeviceClasses"]))
         if name in waivers:
             entry["waivers"] = [*entry.get("waivers", []), *waivers[name]]
         if entry:

@@ -21,6 +21,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from nodepools.policies.base import Finding, PolicySpec, Res
 from nodepools.policies.registry import POLICIES
+from nodepools.inventory.dra import gpu_device_classes, set_gpu_device_classes
 from nodepools.policies.settings import Settings, parse_settings, schema_properties
 from nodepools.policies.stack_view import StackView
 from nodepools.policies.waivers import apply
@@ -77,7 +78,7 @@ _last_view: list[StackView] = []
 def stack_view(resources: list[Res]) -> StackView:
     """A ``StackView`` of ``resources``: the previous one when the resources are equal."""
     cached = _last_view[0] if _last_view else None
-    if cached is not None and cached.resources == resources:
+    if cached is not None and cached.resources == resources and cached.gpu_device_classes == gpu_device_classes():
         return cached
     view = StackView(resources)
     _last_view[:] = [view]
@@ -87,6 +88,7 @@ def stack_view(resources: list[Res]) -> StackView:
 def _stack_validate(spec: PolicySpec):
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         settings = parse_settings(spec.name, spec.config, args.get_config())
+        set_gpu_device_classes(settings.gpu_device_classes)
         _report(spec.check(stack_view(stack_resources(args)), settings), settings, report_violation)
     return validate
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Severity
 
 from nodepools.policies import rules_karpenter as karp
+from nodepools.policies import rules_gpu_memory as gpumem
 from nodepools.policies import rules_namespaces as ns
 from nodepools.policies import rules_offpeak as offpeak
 from nodepools.policies import rules_placement as place
 from nodepools.policies import rules_platform as plat
 from nodepools.policies import rules_pools as pools
 from nodepools.policies import rules_tolerations as tol
+from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
 from nodepools.policies.base import PolicySpec
 
@@ -95,8 +97,9 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
        "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
        topic="placement"),
-    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32). Fix: upgrade the "
-       "cluster's version.", MEDIUM, A, "resource", pools.check_cluster_version, ("minClusterVersion",),
+    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32) and the version each "
+       "feature the stack uses needs (DRA 1.34, native sidecars 1.29, ...). Fix: upgrade the cluster's version.",
+       MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
        topic="pools"),
     _p("throttling-monitoring", "A stack with batch and resident pools alerts on container CPU throttling and node "
        "CPU steal. Fix: add a PrometheusRule (or cloud alert) on both.", LOW, A, "stack",
@@ -115,6 +118,11 @@ POLICIES: tuple[PolicySpec, ...] = (
        "consolidationPolicy is WhenEmptyOrUnderutilized carries the pod annotation karpenter.sh/do-not-disrupt: "
        "\"true\". Fix: annotate the pod template, or set the NodePool's consolidationPolicy to WhenEmpty.",
        MEDIUM, A, "stack", karp.check_training_disruption, topic="placement"),
+    # design.md section 7: GPU memory.
+    _p("gpu-memory-fit", "A GPU workload annotated nodepools.io/model-memory-gib reaches a pool whose GPU (or MIG "
+       "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
+       "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit,
+       topic="placement"),
 )
 
 BY_NAME: dict[str, PolicySpec] = {p.name: p for p in POLICIES}

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
+from nodepools.inventory import gpu_offer
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
 from nodepools.placement.tri import and3, or3
@@ -12,7 +13,6 @@ from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, devic
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import PoolRef, StackView
 
-_GPU_TAG = v.CA_TAG_RESOURCE_PREFIX + v.GPU_RESOURCE
 
 
 def _subject(ref: PoolRef) -> str:
@@ -28,7 +28,11 @@ def _wanted_tags(ref: PoolRef) -> Any:
     if pool.pool_class is not None:
         wanted[v.CA_TAG_LABEL_PREFIX + v.LABEL_POOL_CLASS] = pool.pool_class.value
     if pool.is_gpu is True:
-        wanted[_GPU_TAG] = pool.gpu_count
+        # What the device plugin advertises: GPUs, GPUs x replicas, or MIG slices (inventory/gpu_offer.py).
+        resource = gpu_offer.offered_resource(pool)
+        if is_unknown(resource):
+            return UNKNOWN
+        wanted[v.CA_TAG_RESOURCE_PREFIX + resource] = gpu_offer.per_node(pool, resource)
     elif is_unknown(pool.is_gpu):
         return UNKNOWN
     return wanted
@@ -51,7 +55,7 @@ def _tags(stack: StackView, ref: PoolRef) -> tuple[dict[str, Any], list[Any]]:
 
 
 def _same(key: str, have: Any, want: Any) -> bool:
-    return try_quantity(have) == want if key == _GPU_TAG else have == want
+    return try_quantity(have) == want if key.startswith(v.CA_TAG_RESOURCE_PREFIX) else have == want
 
 
 def _shown(want: Any) -> str:

@@ -73,6 +73,7 @@ class Settings(_Strict):
     batch_quota_share: float = Field(0.6, alias="batchQuotaShare", gt=0, le=1)
     toleration_approvals: dict[str, tuple[str, ...]] = Field(default_factory=dict, alias="tolerationApprovals")
     off_peak_window: OffPeakWindow = Field(default_factory=OffPeakWindow, alias="offPeakWindow")
+    gpu_device_classes: tuple[str, ...] = Field((), alias="gpuDeviceClasses")
 
     @field_validator("min_cluster_version")
     @classmethod
@@ -122,6 +123,9 @@ PROPERTIES: dict[str, dict[str, Any]] = {
     "offPeakWindow": {"type": "object", "default": {"start": "00:00", "end": "06:00", "timeZone": "UTC"},
                       "properties": {"start": {"type": "string"}, "end": {"type": "string"},
                                      "timeZone": {"type": "string"}}},
+    "gpuDeviceClasses": {"type": "array", "items": {"type": "string"}, "default": [],
+                         "description": "DRA DeviceClass names whose claims request a GPU, besides classes whose "
+                                        "selectors name gpu.nvidia.com"},
 }
 
 
@@ -130,7 +134,7 @@ def schema_properties(policy: str, own_keys: tuple[str, ...]) -> dict[str, dict[
     waivers = {"type": "array", "default": [], "items": {**_WAIVER_SCHEMA, "properties": {
         **_WAIVER_SCHEMA["properties"], "policy": {"type": "string", "enum": [policy]}}}}
     return {"exemptNamespaces": PROPERTIES["exemptNamespaces"], "waivers": waivers,
-            **{key: PROPERTIES[key] for key in own_keys}}
+            "gpuDeviceClasses": PROPERTIES["gpuDeviceClasses"], **{key: PROPERTIES[key] for key in own_keys}}
 
 
 def parse_settings(policy: str, own_keys: tuple[str, ...], config: Mapping[str, Any] | None) -> Settings:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable
 
+from nodepools.inventory.dra import gpu_device_classes, index_stack
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
@@ -51,6 +52,9 @@ class WorkloadRef:
 class StackView:
     def __init__(self, resources: Iterable[Res]) -> None:
         self.resources = list(resources)
+        # The pod readers' "claims a GPU" (inventory/dra.py), with the configured gpuDeviceClasses.
+        self.gpu_device_classes = gpu_device_classes()
+        index_stack(self.resources)
 
     def of_type(self, *types: str) -> list[Res]:
         return [r for r in self.resources if r.type in types]

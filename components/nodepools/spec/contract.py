@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, TYPE_CHECKING
 
 from nodepools import vocabulary as v
+from nodepools.spec.sharing import gpu_resource
 
 if TYPE_CHECKING:
     from nodepools.spec.pool import PoolSpec, Taint
@@ -20,6 +21,13 @@ class WorkloadContract:
     tolerations: list[dict[str, str]]
     node_affinity: dict[str, Any]
     node_selector: dict[str, str]
+    # The extended resource a pod requests for one GPU (or one share of one) on
+    # this pool; None for CPU pools. Kept out of ``as_dict`` (that is pod-spec
+    # shaped); ``gpu_limits`` gives the container ``resources.limits`` entry.
+    gpu_resource: str | None = None
+
+    def gpu_limits(self, count: int = 1) -> dict[str, str]:
+        return {self.gpu_resource: str(count)} if self.gpu_resource else {}
 
     def as_dict(self) -> dict[str, Any]:
         return {"tolerations": self.tolerations, "affinity": {"nodeAffinity": self.node_affinity},
@@ -42,7 +50,12 @@ def tolerations_for(taints: Iterable["Taint"]) -> list[dict[str, str]]:
 
 def workload_contract(pool: "PoolSpec") -> WorkloadContract:
     """Tolerations exactly for the pool's hard taints and a required node affinity
-    pinning the pod to this pool by its ``nodepools.io/pool`` label."""
+    pinning the pod to this pool by its ``nodepools.io/pool`` label.
+
+    The ``nvidia.com/gpu`` toleration is always explicit: a MIG pod requests
+    ``nvidia.com/mig-<profile>``, and the ExtendedResourceToleration admission
+    plugin only adds tolerations for taints keyed by a requested resource's name
+    (kubernetes-facts.md section 5), so nothing else would let it past the GPU taint."""
     tolerations = tolerations_for(t for t in pool.node_taints if t.effect.value in v.HARD_TAINT_EFFECTS)
     affinity = {
         "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -51,4 +64,4 @@ def workload_contract(pool: "PoolSpec") -> WorkloadContract:
             ]
         }
     }
-    return WorkloadContract(tolerations, affinity, {v.LABEL_POOL: pool.name})
+    return WorkloadContract(tolerations, affinity, {v.LABEL_POOL: pool.name}, gpu_resource(pool))

@@ -18,6 +18,7 @@ from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.karpenter import KarpenterOptions
 from nodepools.spec.presets import PlacementStrategy, preset, preset_default
+from nodepools.spec.sharing import GpuSharing, sharing_labels
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
 MAX_NODES_LIMIT = 1000
@@ -85,6 +86,8 @@ class PoolSpec(StrictModel):
     custom_capacity: dict[str, CustomCapacity] = Field(default_factory=dict)
     provisioner: Provisioner = Provisioner.MANAGED
     karpenter: KarpenterOptions | None = None
+    # Default: none (whole GPUs); nodepools.spec.sharing.
+    gpu_sharing: GpuSharing = Field(default_factory=GpuSharing)
 
     @model_validator(mode="before")
     @classmethod
@@ -188,4 +191,5 @@ class PoolSpec(StrictModel):
         if self.has_gpu and self.gpu_model is not None:
             labels[v.LABEL_GPU_PRESENT] = v.LABEL_GPU_PRESENT_VALUE
             labels[v.LABEL_ACCELERATOR] = self.gpu_model.value
+            labels.update(sharing_labels(self))
         return {**self.labels, **labels}

@@ -13,6 +13,7 @@ from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType
 from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.presets import PlacementStrategy, preset
+from nodepools.spec.sharing import check_sharing
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
 from nodepools.vocabulary import PoolClass
 
@@ -33,6 +34,7 @@ def check_pool(spec: "PoolSpec", problems: Problems) -> None:
     types = check_instance_types(spec, problems)
     if types:
         check_gpu(spec, problems, types)
+        check_sharing(spec, problems)
     check_labels_and_taints(spec, problems)
     check_karpenter_pool(spec, problems)
 

@@ -18,6 +18,7 @@ import pulumi
 
 from nodepools import vocabulary as v
 from nodepools.spec.pool import PoolSpec
+from nodepools.spec.sharing import GpuSharingMode, gpu_resource, slots_per_node
 from nodepools.vocabulary import PoolClass
 
 
@@ -61,9 +62,11 @@ def gpu_scale_down_options(spec: PoolSpec) -> dict[str, str]:
       node is kept 20 minutes, because traffic comes back in waves and a new
       GPU node plus model load takes longer than that to serve again.
     """
-    if not spec.has_gpu:
+    if not spec.has_gpu or spec.gpu_sharing.mode is GpuSharingMode.MIG:
+        # A MIG pool is no GPU node to the autoscaler (no GPU label: translate.group_labels).
         return {}
-    threshold = 0.5 / spec.gpus_per_node
+    # Utilisation is requests over allocatable, and a shared GPU is several allocatable units.
+    threshold = 0.5 / slots_per_node(spec)
     unneeded = "5m0s" if spec.pool_class is PoolClass.GPU_TRAINING else "20m0s"
     return {
         v.CA_OPTION_GPU_UTILIZATION_THRESHOLD: f"{threshold:g}",
@@ -87,8 +90,10 @@ def autoscaler_tags(prefix: str, spec: PoolSpec, template_labels: Mapping[str, s
         tags.append(AsgTag(f"{prefix}-ca-taint-{taint.key}", v.CA_TAG_TAINT_PREFIX + taint.key,
                            taint_tag_value(taint.value, taint.effect)))
     if spec.has_gpu:
-        tags.append(AsgTag(f"{prefix}-ca-resource-{v.GPU_RESOURCE}", v.CA_TAG_RESOURCE_PREFIX + v.GPU_RESOURCE,
-                           str(spec.gpus_per_node)))
+        # What the device plugin will advertise: GPUs x replicas, or slices x GPUs under MIG.
+        resource = gpu_resource(spec) or v.GPU_RESOURCE
+        tags.append(AsgTag(f"{prefix}-ca-resource-{resource}", v.CA_TAG_RESOURCE_PREFIX + resource,
+                           str(slots_per_node(spec))))
     for option, value in gpu_scale_down_options(spec).items():
         tags.append(AsgTag(f"{prefix}-ca-option-{option}", v.CA_TAG_OPTION_PREFIX + option, value))
     return tags

@@ -13,9 +13,11 @@ from typing import Any, Mapping
 
 from nodepools import vocabulary as v
 from nodepools.backends.aws import iam, tables
+from nodepools.backends.aws.mig import mig_user_data
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.clouds.aws import CAPACITY_TYPES, TAINT_EFFECTS, accelerator_label
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.spec.sharing import GpuSharingMode, device_plugin_config_name
 
 
 NO_SECURITY_GROUP = (
@@ -74,8 +76,16 @@ def group_labels(spec: PoolSpec) -> dict[str, str]:
     GPU label on GPU pools (set at kubelet start, or the autoscaler scales up again
     before the device plugin advertises the GPUs; kubernetes-facts.md section 1.4)."""
     labels = dict(spec.node_labels)
-    if spec.has_gpu and spec.gpu_model is not None:
+    # Not on MIG pools: the autoscaler counts a node with this label but no allocatable
+    # nvidia.com/gpu as ResourceUnready (its gpu_processor; kubernetes-facts.md section
+    # 1.4), and a mixed-strategy MIG node advertises only nvidia.com/mig-<profile>.
+    # Without it the autoscaler treats the slices as an ordinary extended resource,
+    # sized from the ASG's node-template resources tag.
+    if spec.has_gpu and spec.gpu_model is not None and spec.gpu_sharing.mode is not GpuSharingMode.MIG:
         labels[v.LABEL_AWS_ACCELERATOR] = accelerator_label(spec.gpu_model)
+    # A shared pool's nodes pick their device plugin config entry (guardrails/device_plugin_config.py).
+    if spec.has_gpu and (config := device_plugin_config_name(spec)) is not None:
+        labels[v.LABEL_DEVICE_PLUGIN_CONFIG] = config
     return labels
 
 
@@ -132,7 +142,7 @@ def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
     }
     if ctx.ebs_kms_key_arn is not None:
         ebs["kms_key_id"] = ctx.ebs_kms_key_arn
-    return {
+    args = {
         "description": f"nodepools {spec.pool_class.value} pool {spec.name}",
         "update_default_version": True,
         # IMDSv2 only, and a hop limit of 1 so pods (one hop further, behind the
@@ -156,6 +166,9 @@ def launch_template_args(spec: PoolSpec, ctx: EksContext) -> dict[str, Any]:
             "security_groups": node_security_groups(ctx),
         }],
     }
+    if (user_data := mig_user_data(spec)) is not None:
+        args["user_data"] = user_data
+    return args
 
 
 def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -> EksPoolPlan:

@@ -60,6 +60,10 @@ WORKLOAD_METADATA_MODE = "GKE_METADATA"
 OAUTH_SCOPE_CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 NODE_METADATA = {"disable-legacy-endpoints": "true"}
 PLACEMENT_COMPACT = "COMPACT"
+# GPUSharingConfig.gpuSharingStrategy (container/v1 API), and the value GKE then
+# writes in the cloud.google.com/gke-gpu-sharing-strategy node label.
+GPU_SHARING_TIME_SHARING = "TIME_SHARING"
+GKE_LABEL_TIME_SHARING = "time-sharing"
 UPGRADE_STRATEGY = "SURGE"
 
 # GKE's least-privilege role for node service accounts (logging, monitoring,

@@ -20,6 +20,7 @@ from nodepools.backends.gcp.checks import pool_problems
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.clouds import gcp as gke
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.spec.sharing import GpuSharingMode
 from nodepools.vocabulary import CapacityType
 
 # The autoscaler owns the node count; a changed initialNodeCount would even
@@ -100,6 +101,7 @@ def gke_node_labels(spec: PoolSpec, ctx: GkeContext) -> dict[str, str]:
     accelerator = _accelerator(spec)
     if accelerator is not None:
         labels[v.LABEL_GKE_ACCELERATOR] = accelerator
+        labels.update(_gke_sharing_labels(spec))
     return labels
 
 
@@ -143,8 +145,33 @@ def _node_config(spec: PoolSpec, ctx: GkeContext, spot: bool) -> dict[str, Any]:
             "type": accelerator,
             "count": spec.gpus_per_node,
             "gpu_driver_installation_config": {"gpu_driver_version": ctx.gpu_driver_version.value},
+            **_accelerator_sharing(spec),
         }]
     return config
+
+
+def _accelerator_sharing(spec: PoolSpec) -> dict[str, Any]:
+    """``gpu_sharing_config`` (TIME_SHARING, max clients = replicas) or
+    ``gpu_partition_size`` (the MIG profile) of the guest accelerator
+    (pulumi_gcp NodePoolNodeConfigGuestAcceleratorArgs)."""
+    sharing = spec.gpu_sharing
+    if sharing.mode is GpuSharingMode.TIME_SLICING:
+        return {"gpu_sharing_config": {"gpu_sharing_strategy": tables.GPU_SHARING_TIME_SHARING,
+                                       "max_shared_clients_per_gpu": sharing.replicas}}
+    if sharing.mode is GpuSharingMode.MIG:
+        return {"gpu_partition_size": sharing.profile}
+    return {}
+
+
+def _gke_sharing_labels(spec: PoolSpec) -> dict[str, str]:
+    """The labels GKE itself puts on shared GPU nodes (how-to pages timesharing-gpus, gpus-multi)."""
+    sharing = spec.gpu_sharing
+    if sharing.mode is GpuSharingMode.TIME_SLICING:
+        return {v.LABEL_GKE_GPU_SHARING_STRATEGY: tables.GKE_LABEL_TIME_SHARING,
+                v.LABEL_GKE_MAX_SHARED_CLIENTS: str(sharing.replicas)}
+    if sharing.mode is GpuSharingMode.MIG:
+        return {v.LABEL_GKE_GPU_PARTITION_SIZE: str(sharing.profile)}
+    return {}
 
 
 def _accelerator(spec: PoolSpec) -> str | None:
