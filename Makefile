@@ -10,7 +10,7 @@ EXAMPLE_WORKLOADS := examples/gpu-inference examples/spot-training examples/batc
 WORKLOADS ?= $(if $(filter aws-dev,$(STACK)),$(EXAMPLE_WORKLOADS),)
 STAMP := $(VENV)/.installed
 
-.PHONY: plan test bench clean
+.PHONY: plan test bench clean refresh-upstream
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py
+
+# Re-read the vendored upstream facts (chart keys, autoscaler releases and flags, CRDs)
+# from fetched git directories and rewrite them; then read `git diff`. Any subset works.
+refresh-upstream: $(STAMP)
+	$(VENV)/bin/python tools/refresh_upstream.py \
+		$(if $(AUTOSCALER_GIT),--autoscaler-git $(AUTOSCALER_GIT)) $(if $(KUEUE_GIT),--kueue-git $(KUEUE_GIT)) \
+		$(if $(NVIDIA_GIT),--nvidia-git $(NVIDIA_GIT)) $(if $(GMP_GIT),--gmp-git $(GMP_GIT))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

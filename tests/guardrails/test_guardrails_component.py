@@ -87,14 +87,14 @@ def test_cluster_autoscaler_flags_identity_and_placement(aws_pools, fake_cluster
         "cluster-autoscaler", "9.59.0", {"repo": "https://kubernetes.github.io/autoscaler"}, "kube-system")
     values = ca["values"]
     assert values["extraArgs"] == {
-        "expendable-pods-priority-cutoff": "-10", "scale-down-enabled": "true", "scale-down-unneeded-time": "10m",
+        "expendable-pods-priority-cutoff": "-10", "scale-down-unneeded-time": "10m",
         "scale-down-delay-after-add": "10m", "scale-down-utilization-threshold": "0.5",
         "scale-down-gpu-utilization-threshold": "0.5", "ignore-daemonsets-utilization": "true",
         "skip-nodes-with-local-storage": "false", "max-node-provision-time": "20m", "expander": "least-waste"}
     assert int(values["extraArgs"]["expendable-pods-priority-cutoff"]) == v.AUTOSCALER_PRIORITY_CUTOFF
     assert values["autoDiscovery"] == {"clusterName": "demo", "tags": [
         "k8s.io/cluster-autoscaler/enabled", "k8s.io/cluster-autoscaler/{{ .Values.autoDiscovery.clusterName }}"]}
-    assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.33.5"})
+    assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.33.6"})
     assert values["rbac"] == {"serviceAccount": {"create": True, "name": "cluster-autoscaler",
                                                  "annotations": {"eks.amazonaws.com/role-arn": fake_cluster.ROLE_ARN}}}
     # On the system pool (the untainted resident pool), so nothing to tolerate.

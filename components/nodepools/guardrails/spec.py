@@ -11,6 +11,7 @@ from enum import Enum
 
 from pydantic import Field, model_validator
 
+from nodepools.guardrails import upstream
 from nodepools.spec.model import StrictModel
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
@@ -47,9 +48,12 @@ class KueueMode(str, Enum):
 
 # cluster-autoscaler is released per Kubernetes minor and supports that minor only
 # (kubernetes/autoscaler README, "Releases"): the image follows the cluster's version.
-# Latest patches per the autoscaler releases page as of 2026-07 (also mapped in
-# aws-ia/terraform-aws-eks-blueprints-addons #516). No 1.36 release is known here.
-AUTOSCALER_IMAGE_BY_KUBERNETES = {"1.32": "v1.32.5", "1.33": "v1.33.5", "1.34": "v1.34.4", "1.35": "v1.35.1"}
+# The newest patch of each minor, read from the release tags of kubernetes/autoscaler
+# (cluster-autoscaler-1.M.P; latest read 2026-11-30 from a mirror whose newest tags are
+# of 2026-07-22: v1.32.7, v1.33.6, v1.34.5, v1.35.2, v1.36.1) and vendored with their
+# commits in nodepools/guardrails/upstream/autoscaler_releases.json by
+# tools/refresh_upstream.py; tests fail when a supported minor has none.
+AUTOSCALER_IMAGE_BY_KUBERNETES = upstream.autoscaler_images()
 
 
 class ChartVersions(_Strict):

@@ -15,6 +15,7 @@ FILES = (
     "kueue.x-k8s.io_clusterqueues.json",
     "kueue.x-k8s.io_localqueues.json",
     "monitoring.coreos.com_prometheusrules.json",
+    "monitoring.googleapis.com_clusterrules.json",
 )
 
 
