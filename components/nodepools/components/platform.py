@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
-from nodepools.components.guardrails import Guardrails, addon_problems
+from nodepools.components.guardrails import Guardrails, addon_problems, alarm_problems
 from nodepools.components.pools import NodePool
 from nodepools.guardrails import autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS
@@ -82,7 +82,8 @@ class Platform(pulumi.ComponentResource):
         self.guardrails = Guardrails(
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
             k8s_provider, autoscaler_role_arn=role_arn, region=region,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())),
+            register_alarms=getattr(cluster, "register_alarms", None))
         self.register_outputs({
             "pools": {name: pool.spec.pool_class.value for name, pool in self.pools.items()},
             "namespaces": self.guardrails.namespaces,
@@ -109,6 +110,8 @@ class Platform(pulumi.ComponentResource):
         if cluster_pools is not None:
             addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
                            spec_root=("guardrails",))
+        alarm_problems(args.guardrails, cluster.cloud, getattr(cluster, "register_alarms", None), problems,
+                       ("guardrails",))
         if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
             try:
                 cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)

@@ -12,6 +12,7 @@ from enum import Enum
 from pydantic import Field, model_validator
 
 from nodepools.guardrails import upstream
+from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
 from nodepools.spec.model import StrictModel
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
@@ -29,6 +30,8 @@ DEFAULT_NAMESPACES: dict[PoolClass, str] = {
 ADDON_NAMESPACE = "kube-system"
 KUEUE_NAMESPACE = "kueue-system"
 RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
+
+__all__ = ["AlertBackend", "AlertsSpec", "ChartVersions", "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
 
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
@@ -104,32 +107,6 @@ class LimitRangeSpec(_Strict):
         return self
 
 
-class AlertsSpec(_Strict):
-    """The CPU throttling / CPU steal PrometheusRule (needs the prometheus-operator
-    CRDs in the cluster). Defaults: enabled; in the resident class's namespace;
-    fire when a container is throttled in > 25% of its CFS periods or a node's
-    steal is > 10% of its CPU time, for 15 minutes. ``rule_labels`` are added to
-    the rule's metadata so a Prometheus ``ruleSelector`` picks it up."""
-
-    enabled: bool = True
-    namespace: str | None = None
-    rule_labels: dict[str, str] = Field(default_factory=dict)
-    cpu_throttling_ratio: float = Field(0.25, gt=0, lt=1)
-    cpu_steal_ratio: float = Field(0.10, gt=0, lt=1)
-    for_minutes: int = Field(15, ge=1, le=1440)
-
-    @model_validator(mode="after")
-    def _check(self) -> "AlertsSpec":
-        problems = Problems()
-        if self.namespace is not None and (err := dns_label_error(self.namespace)):
-            problems.add("namespace", f"namespace {err}", self.namespace)
-        for key, value in self.rule_labels.items():
-            if err := label_key_error(key) or label_value_error(value):
-                problems.add(("rule_labels", key), err, value)
-        problems.raise_if_any("AlertsSpec")
-        return self
-
-
 class GuardrailsSpec(_Strict):
     """In-cluster guardrails of one cluster.
 
@@ -143,7 +120,8 @@ class GuardrailsSpec(_Strict):
     - ``kueue`` (default ``auto``), ``kueue_pods_ready_timeout_minutes`` (default 20:
       longer than a GPU node's scale-from-zero, so a gang is not evicted while its
       nodes boot).
-    - ``alerts``: the throttling PrometheusRule (``AlertsSpec``, on by default).
+    - ``alerts``: the throttling alerts and where they are evaluated (``AlertsSpec``,
+      on by default, on the cloud's managed backend).
     - ``quota_priority_class_scopes`` (default off): add a quota per namespace that
       admits no pod whose PriorityClass is not the namespace's own class.
     - ``limit_range``, ``charts``: see ``LimitRangeSpec``, ``ChartVersions``.
