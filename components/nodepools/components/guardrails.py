@@ -52,7 +52,8 @@ def alarm_problems(spec: GuardrailsSpec, cloud: Cloud, register_alarms: AlarmReg
                    spec_root: tuple[str | int, ...] = ("spec",)) -> None:
     """CloudWatch alarms are cloud resources this Kubernetes-only component cannot create:
     the cloudwatch backend needs a registrar (``Platform`` passes its cluster target's)."""
-    if alert_delivery.backend(spec, cloud) is AlertBackend.CLOUDWATCH and register_alarms is None:
+    chosen = alert_delivery.backend(spec, cloud)
+    if chosen is AlertBackend.CLOUDWATCH and chosen in alert_delivery.BACKENDS_ON[cloud] and register_alarms is None:
         default = " (the default on aws)" if spec.alerts.backend is None else ""
         problems.add(spec_root + ("alerts", "backend"), f"alert backend 'cloudwatch'{default} creates CloudWatch "
                      "alarms, which need register_alarms (Platform passes its EksCluster's); without one choose "
