@@ -138,3 +138,49 @@ def test_the_compatibility_table_lists_every_supported_minor_with_its_autoscaler
     rows = [r.split(" | ") for r in compat.table().splitlines()[2:]]
     assert [(r[0].strip("| "), r[1]) for r in rows] == [
         ("1.32", "v1.32.7"), ("1.33", "v1.33.6"), ("1.34", "v1.34.5"), ("1.35", "v1.35.2"), ("1.36", "v1.36.1")]
+
+
+CRD = '''apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: A widget.
+        required: [spec]
+        properties:
+          apiVersion: {type: string, description: v}
+          kind: {type: string}
+          metadata: {type: object}
+          spec:
+            type: object
+            x-kubernetes-validations: [{rule: "true"}]
+            properties:
+              size: {type: integer, minimum: 1, description: how big}
+          status: {type: object}
+  - name: v1alpha1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object}}
+'''
+
+
+def test_trim_crd_keeps_one_version_without_descriptions_cel_or_status():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import upstream_facts
+    trimmed = upstream_facts.trim_crd(CRD, "v1", "example/widgets: crd.yaml @ v1.0.0")
+    assert trimmed["metadata"] == {"name": "widgets.example.com",
+                                   "annotations": {"nodepools.io/source": "example/widgets: crd.yaml @ v1.0.0"}}
+    (version,) = trimmed["spec"]["versions"]
+    assert version["schema"]["openAPIV3Schema"] == {"type": "object", "required": ["spec"], "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+        "spec": {"type": "object", "properties": {"size": {"type": "integer", "minimum": 1}}}}}
+    with pytest.raises(ValueError, match=r"widgets.example.com has no version 'v2' \(has: v1, v1alpha1\)"):
+        upstream_facts.trim_crd(CRD, "v2", "x")

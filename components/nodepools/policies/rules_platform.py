@@ -199,8 +199,8 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
             queries, unsure_queries = _entries(res.props.get("metricQueries"))
             unsure = unsure or unsure_queries
             # A PromQL alarm (evaluationCriteria) carries its query instead of a metric.
-            raw = [res.props.get("metricName"), dig(res.props, "evaluationCriteria", "promqlCriteria", "query")] + [
-                q.get("expression") for q in queries]
+            promql = dig(res.props, "evaluationCriteria", "promqlCriteria", "query")
+            raw = [res.props.get("metricName"), promql] + [q.get("expression") for q in queries]
         else:
             continue
         unsure = unsure or any(is_unknown(x) for x in raw)
