@@ -139,7 +139,7 @@ def test_eks_registers_two_cloudwatch_promql_alarms_scoped_to_the_cluster(aws_po
             '  / sum by (instance) (rate(node_cpu_seconds_total{"@resource.k8s.cluster.name"="prod"}[5m]))\n'
             '  > 0.1')}},
         "alarmActions": [TOPIC],
-        "tags": {"team": "ml"},
+        "tags": {"team": "ml", "nodepools.io/alert": "cpu-steal"},
     }
     assert 'container_cpu_cfs_throttled_periods_total{container!="", "@resource.k8s.cluster.name"="prod"}' in (
         alarms["p-guardrails-cpu-throttled"]["evaluationCriteria"]["promqlCriteria"]["query"])

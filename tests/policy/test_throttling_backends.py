@@ -5,6 +5,7 @@ import pytest
 from policy_builders import PackResource, fired, golden
 
 from nodepools.guardrails.alerts import CLOUDWATCH_SCOPE, steal_expr, throttling_expr
+from nodepools.offline.analyzer import UNKNOWN_WIRE
 
 THROTTLED = throttling_expr(0.25)
 STEAL = steal_expr(0.1)
@@ -47,3 +48,22 @@ def test_an_unrelated_gmp_rule_kind_does_not_count(check):
             {"name": "cpu", "rules": [{"alert": "A", "expr": THROTTLED}, {"alert": "B", "expr": STEAL}]}]}}))
     assert fired(check(fx)) == {("throttling-monitoring", "")}
 
+
+
+def unknown_query_alarm(name: str, signal: str | None) -> PackResource:
+    tags = {"nodepools.io/alert": signal} if signal else {}
+    return PackResource("aws:cloudwatch/metricAlarm:MetricAlarm", name, {
+        "evaluationInterval": 60.0, "tags": tags,
+        "evaluationCriteria": {"promqlCriteria": {"query": UNKNOWN_WIRE, "pendingPeriod": 900.0}}})
+
+
+def test_nodepools_alarms_whose_query_waits_on_the_cluster_name_are_read_by_their_tag(check):
+    fx = golden().drop("cpu-contention").add(unknown_query_alarm("t", "cpu-throttling"),
+                                             unknown_query_alarm("s", "cpu-steal"))
+    assert ("throttling-monitoring", "") not in fired(check(fx))
+
+
+def test_an_unknown_query_without_the_tag_cannot_be_judged(check):
+    fx = golden().drop("cpu-contention").add(unknown_query_alarm("t", None))
+    diags = [d for d in check(fx) if d.policy == "throttling-monitoring"]
+    assert len(diags) == 1 and "cannot judge alerts" in diags[0].message

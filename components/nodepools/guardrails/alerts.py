@@ -25,7 +25,7 @@ from typing import Any
 from nodepools.guardrails import alert_delivery, derive
 from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
 from nodepools.guardrails.spec import GuardrailsSpec
-from nodepools.vocabulary import ALARM_CLUSTER_PLACEHOLDER, Cloud
+from nodepools.vocabulary import ALARM_CLUSTER_PLACEHOLDER, TAG_ALERT, Cloud
 
 API_VERSION = "monitoring.coreos.com/v1"
 GMP_API_VERSION = "monitoring.googleapis.com/v1"
@@ -92,12 +92,14 @@ def cloudwatch_alarms(spec: GuardrailsSpec, cloud: Cloud) -> list[dict[str, Any]
         return []
     alerts = spec.alerts
     out = []
-    for key, alert, query, rule in (
-            ("cpu-throttled", THROTTLING_ALERT, throttling_expr(alerts.cpu_throttling_ratio, CLOUDWATCH_SCOPE),
-             _rules(alerts)[0]),
-            ("cpu-steal", STEAL_ALERT, steal_expr(alerts.cpu_steal_ratio, CLOUDWATCH_SCOPE), _rules(alerts)[1])):
+    for key, signal, alert, query, rule in (
+            ("cpu-throttled", "cpu-throttling", THROTTLING_ALERT,
+             throttling_expr(alerts.cpu_throttling_ratio, CLOUDWATCH_SCOPE), _rules(alerts)[0]),
+            ("cpu-steal", "cpu-steal", STEAL_ALERT, steal_expr(alerts.cpu_steal_ratio, CLOUDWATCH_SCOPE),
+             _rules(alerts)[1])):
         out.append({
             "key": key,
+            "tags": {TAG_ALERT: signal},
             "name": f"{CLUSTER_PLACEHOLDER}-{alert}",
             "alarm_description": rule["annotations"]["description"],
             "evaluation_interval": CLOUDWATCH_EVALUATION_SECONDS,

@@ -200,6 +200,8 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
             unsure = unsure or unsure_queries
             # A PromQL alarm (evaluationCriteria) carries its query instead of a metric.
             promql = dig(res.props, "evaluationCriteria", "promqlCriteria", "query")
+            if is_unknown(promql) and isinstance(marker := dig(res.props, "tags", v.TAG_ALERT), str):
+                promql = marker  # nodepools' own alarm: its query waits on the cluster's name
             raw = [res.props.get("metricName"), promql] + [q.get("expression") for q in queries]
         else:
             continue

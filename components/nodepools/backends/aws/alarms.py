@@ -31,6 +31,6 @@ def register_alarms(alarms: list[dict[str, Any]], *, cluster_name: pulumi.Input[
             evaluation_criteria=aws.cloudwatch.MetricAlarmEvaluationCriteriaArgs(
                 promql_criteria=aws.cloudwatch.MetricAlarmEvaluationCriteriaPromqlCriteriaArgs(
                     query=sub(criteria["query"]), pending_period=criteria["pending_period"])),
-            alarm_actions=alarm["alarm_actions"] or None, tags=tags or None,
+            alarm_actions=alarm["alarm_actions"] or None, tags={**tags, **alarm["tags"]},
             opts=pulumi.ResourceOptions(parent=parent, provider=provider)))
     return out
