@@ -67,6 +67,15 @@ def test_a_backend_of_another_cloud_is_refused(cloud, backend, allowed):
                                    f"{cloud.value} (allowed on {cloud.value}: {allowed})"]
 
 
+def test_alarm_actions_with_the_default_backend_on_gke_are_refused():
+    problems = Problems()
+    alert_delivery.alert_problems(GuardrailsSpec(alerts={"alarm_actions": [TOPIC]}), Cloud.GCP, problems)
+    with pytest.raises(ValidationError) as err:
+        problems.raise_if_any("Guardrails")
+    assert describe(err.value) == ["spec.alerts.alarm_actions: alarm_actions applies to backend cloudwatch only; "
+                                   "this cluster's alerts go to google-managed-prometheus"]
+
+
 def test_the_default_is_the_clouds_managed_backend():
     spec = GuardrailsSpec()
     assert alert_delivery.backend(spec, Cloud.AWS).value == "cloudwatch"
