@@ -19,27 +19,27 @@ No provider data source is read, so every stack previews without credentials
 """
 import pulumi
 
-from nodepools.backends.aws.cluster import eks_cluster, eks_target
-from nodepools.backends.gcp.cluster import gke_cluster, gke_target
+from nodepools.config.eks import eks_cluster, eks_target
+from nodepools.config.gke import gke_cluster, gke_target
 from nodepools.components.platform import Platform
 from nodepools.config import from_pulumi
 from nodepools.config.outputs import pools_outputs
-from nodepools.config.stack import check_on_target
+from nodepools.config.stack_config import check_on_target
 from nodepools.vocabulary import Cloud
 
 config = from_pulumi()
 if config.cloud is Cloud.AWS:
-    check_on_target(config, lambda: eks_target(config.cluster))
+    validated = check_on_target(config, lambda: eks_target(config.cluster))
     connection = eks_cluster(config.cluster)
 else:
-    check_on_target(config, lambda: gke_target(config.cluster))
+    validated = check_on_target(config, lambda: gke_target(config.cluster))
     connection = gke_cluster(config.cluster)
 
 verdict = config.verdict
 if verdict.warning:
     pulumi.log.warn(verdict.warning)
 
-platform = Platform(config.cluster.name, connection.target, config.platform_args, connection.provider)
+platform = Platform(config.cluster.name, connection.target, validated, connection.provider)
 
 pulumi.export("cluster", connection.outputs)
 pulumi.export("layout", verdict.as_dict())

@@ -166,7 +166,6 @@ TYPE_RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
 TYPE_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 TYPE_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 TYPE_HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-TYPE_CUSTOM_RESOURCE_PREFIX = "kubernetes:"
 TYPE_PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 # Google Managed Prometheus rule kinds (namespaced, cluster-wide, project-wide).
 TYPE_GMP_RULES_PREFIX = "kubernetes:monitoring.googleapis.com/v1:"

@@ -11,7 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from nodepools.backends.aws import EksCluster
-from nodepools.backends.aws.cluster import kubeconfig
+from nodepools.backends.aws.kubeconfig import kubeconfig
 from nodepools.components.platform import Platform, PlatformArgs
 from nodepools.guardrails import GuardrailsSpec
 from nodepools.spec import PoolSpec

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from nodepools.backends.aws import EksCluster
 from nodepools.backends.base import ClusterTarget
-from nodepools.components.pools import BatchPool, GpuTrainingPool, ResidentPool
+from nodepools.components.pools import NodePool
 from nodepools.offline.engine import run_program, run_program_capture
 from nodepools.spec import describe
 
@@ -29,44 +29,37 @@ def test_eks_cluster_is_a_cluster_target():
 
 
 def test_invalid_spec_registers_nothing():
-    assert rejected(lambda: ResidentPool("web", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["m7i.xlarge"],
-                                         min_nodes=0)) == [
+    assert rejected(lambda: NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"], min_nodes=0), EksCluster("prod", SUBNETS, cluster_security_group_id=SG))) == [
         "min_nodes: min_nodes must be >= 1 for class resident: its capacity must stay up (got 0)"]
 
 
 def test_gcp_machine_types_are_refused_on_eks():
-    assert rejected(lambda: BatchPool("jobs", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["n2-standard-8"])) == [
+    assert rejected(lambda: NodePool("jobs", dict(pool_class="batch", instance_types=["n2-standard-8"]), EksCluster("prod", SUBNETS, cluster_security_group_id=SG))) == [
         "instance_types: instance types ['n2-standard-8'] are GCP machine types; an EKS pool needs AWS instance "
         "types (e.g. m7i.xlarge, c7g.2xlarge, g6.xlarge, p5.48xlarge; table: nodepools.spec.instances), or give "
         "custom_capacity for a type not in the table"]
 
 
 def test_no_subnets_anywhere():
-    assert rejected(lambda: ResidentPool("web", EksCluster("prod", cluster_security_group_id=SG), instance_types=["m7i.xlarge"])) == [
+    assert rejected(lambda: NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"]), EksCluster("prod", cluster_security_group_id=SG))) == [
         "subnet_ids: no subnets: give private subnet IDs to EksCluster(subnet_ids=...) or to the pool's subnet_ids"]
 
 
 def test_pool_subnets_suffice_without_cluster_subnets():
-    run = run_program(lambda: ResidentPool("web", EksCluster("prod", cluster_security_group_id=SG), instance_types=["m7i.xlarge"],
-                                           subnet_ids=["subnet-x"]))
+    run = run_program(lambda: NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"], subnet_ids=["subnet-x"]), EksCluster("prod", cluster_security_group_id=SG)))
     [group] = run.of_type("aws:eks/nodeGroup:NodeGroup")
     assert group.inputs["subnetIds"] == ["subnet-x"]
 
 
 def test_compact_placement_over_the_clusters_subnets():
-    assert rejected(lambda: GpuTrainingPool("train", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["p4d.24xlarge"],
-                                            placement="compact")) == [
+    assert rejected(lambda: NodePool("train", dict(pool_class="gpu-training", instance_types=["p4d.24xlarge"], placement="compact"), EksCluster("prod", SUBNETS, cluster_security_group_id=SG))) == [
         "placement: placement 'compact' needs exactly one subnet (a cluster placement group lives in one "
         "availability zone), but the pool would use the cluster's 2 subnets; set the pool's subnet_ids to one subnet"]
 
 
 def test_all_eks_problems_reported_together():
     too_long = "example.com/" + "k" * 52  # 64 characters
-    assert rejected(lambda: BatchPool(
-        "jobs", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["c7i.xlarge"], zones=["us-west-2a"],
-        labels={too_long: "x", "team": ""},
-        taints=[{"key": "example.com/a", "effect": "NoSchedule"}, {"key": "example.com/a", "effect": "NoExecute"}],
-    )) == [
+    assert rejected(lambda: NodePool("jobs", dict(pool_class="batch", instance_types=["c7i.xlarge"], zones=["us-west-2a"], labels={too_long: "x", "team": ""}, taints=[{"key": "example.com/a", "effect": "NoSchedule"}, {"key": "example.com/a", "effect": "NoExecute"}]), EksCluster("prod", SUBNETS, cluster_security_group_id=SG))) == [
         "zones: zones are not used on EKS: a managed node group is placed by its subnets; leave zones empty and give "
         "subnet_ids (private subnets in those zones)",
         f"labels['{too_long}']: label key '{too_long}' has 64 characters; EKS allows 1-63 for the whole key, "
@@ -80,8 +73,7 @@ def test_all_eks_problems_reported_together():
 
 
 def test_user_taint_reusing_the_gpu_key_with_another_effect_is_refused():
-    lines = rejected(lambda: GpuTrainingPool("train", EksCluster("prod", SUBNETS, cluster_security_group_id=SG), instance_types=["g5.xlarge"],
-                                             taints=[{"key": "nvidia.com/gpu", "effect": "NoExecute"}]))
+    lines = rejected(lambda: NodePool("train", dict(pool_class="gpu-training", instance_types=["g5.xlarge"], taints=[{"key": "nvidia.com/gpu", "effect": "NoExecute"}]), EksCluster("prod", SUBNETS, cluster_security_group_id=SG)))
     assert lines == ["taints[0].key: taint key 'nvidia.com/gpu' is used 2 times (NoSchedule, NoExecute); on EKS "
                      "each key may appear once, because cluster-autoscaler's node-template/taint/<key> ASG tag holds "
                      "one taint per key"]
@@ -142,7 +134,7 @@ def test_irsa_role_for_cluster_autoscaler():
 def test_irsa_scope_tag_matches_the_tag_written_on_every_asg():
     def program():
         cluster = EksCluster("prod", SUBNETS, cluster_security_group_id=SG, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
-        BatchPool("jobs", cluster, instance_types=["c7i.xlarge"])
+        NodePool("jobs", dict(pool_class="batch", instance_types=["c7i.xlarge"]), cluster)
         cluster.register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler", Owner("guardrails"))
 
     run = run_program(program, preview=False)
@@ -176,7 +168,7 @@ def test_cluster_name_from_an_output(preview):
         eks = aws.eks.Cluster("prod", name="prod", role_arn="arn:aws:iam::1:role/eks",
                               vpc_config={"subnet_ids": SUBNETS})
         cluster = EksCluster(eks.name, SUBNETS, cluster_security_group_id=SG, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
-        BatchPool("jobs", cluster, instance_types=["c7i.xlarge"])
+        NodePool("jobs", dict(pool_class="batch", instance_types=["c7i.xlarge"]), cluster)
         cluster.register_cluster_autoscaler_identity("kube-system", "cluster-autoscaler", Owner("guardrails"))
 
     run = run_program(program, preview=preview)

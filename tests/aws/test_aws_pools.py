@@ -5,7 +5,7 @@ import pytest
 from google.protobuf import json_format
 
 from nodepools.backends.aws import EksCluster
-from nodepools.components.pools import BatchPool, GpuInferencePool, GpuTrainingPool, ResidentPool
+from nodepools.components.pools import NodePool
 from nodepools.offline.engine import run_program
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -17,10 +17,10 @@ NT = "k8s.io/cluster-autoscaler/node-template/"
 
 def four_pools():
     cluster = EksCluster("prod", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-cluster", tags={"env": "prod"})
-    ResidentPool("web", cluster, instance_types=["m7i.xlarge", "m6i.xlarge"])
-    BatchPool("jobs", cluster, instance_types=["c7g.2xlarge"], capacity="spot", max_nodes=20)
-    GpuInferencePool("infer", cluster, instance_types=["g6.xlarge"], min_nodes=2)
-    GpuTrainingPool("train", cluster, instance_types=["p5.48xlarge"], placement="compact", subnet_ids=["subnet-a"])
+    NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge", "m6i.xlarge"]), cluster)
+    NodePool("jobs", dict(pool_class="batch", instance_types=["c7g.2xlarge"], capacity="spot", max_nodes=20), cluster)
+    NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g6.xlarge"], min_nodes=2), cluster)
+    NodePool("train", dict(pool_class="gpu-training", instance_types=["p5.48xlarge"], placement="compact", subnet_ids=["subnet-a"]), cluster)
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +199,7 @@ def test_existing_node_role_creates_no_role():
     def program():
         cluster = EksCluster("prod", ["subnet-a"], node_role_arn="arn:aws:iam::1:role/nodes",
                              node_security_group_ids=["sg-cluster"])
-        ResidentPool("web", cluster, instance_types=["m7i.xlarge"])
+        NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"]), cluster)
 
     run = run_program(program, preview=False)
     assert [r.type for r in run.resources if r.type.startswith("aws:iam")] == []
@@ -220,8 +220,7 @@ def test_explicit_provider_reaches_every_resource():
 
     def program():
         west = aws.Provider("west", region="us-west-2")
-        GpuTrainingPool("train", EksCluster("prod", ["subnet-a"], cluster_security_group_id="sg-cluster", provider=west), instance_types=["g5.xlarge"],
-                        placement="compact")
+        NodePool("train", dict(pool_class="gpu-training", instance_types=["g5.xlarge"], placement="compact"), EksCluster("prod", ["subnet-a"], cluster_security_group_id="sg-cluster", provider=west))
 
     run = run_program(program, preview=False)
     [provider] = run.of_type("pulumi:providers:aws")

@@ -3,7 +3,7 @@ import pytest
 from pydantic import ValidationError
 
 from nodepools.backends.gcp import GkeCluster
-from nodepools.components.pools import BatchPool, GpuInferencePool, GpuTrainingPool, NodePool, ResidentPool
+from nodepools.components.pools import NodePool
 from nodepools.offline.engine import run_program_capture
 from nodepools.spec import PoolSpec, describe
 
@@ -108,11 +108,11 @@ def test_default_compute_service_account_and_driverless_gpus_are_refused():
 
 
 @pytest.mark.parametrize("build", [
-    lambda c: ResidentPool("web", c, instance_types=["m6i.xlarge"]),
-    lambda c: BatchPool("jobs", c, instance_types=["n2-standard-8", "c3-standard-8"]),
-    lambda c: GpuInferencePool("infer", c, instance_types=["g2-standard-8"], subnet_ids=["s-1"]),
-    lambda c: GpuTrainingPool("train", c, instance_types=["a3-highgpu-8g"], placement="compact"),
-    lambda c: GpuInferencePool("infer", c, instance_types=["g2-standard-8"], capacity="spot"),  # spec-level
+    lambda c: NodePool("web", dict(pool_class="resident", instance_types=["m6i.xlarge"]), c),
+    lambda c: NodePool("jobs", dict(pool_class="batch", instance_types=["n2-standard-8", "c3-standard-8"]), c),
+    lambda c: NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g2-standard-8"], subnet_ids=["s-1"]), c),
+    lambda c: NodePool("train", dict(pool_class="gpu-training", instance_types=["a3-highgpu-8g"], placement="compact"), c),
+    lambda c: NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g2-standard-8"], capacity="spot"), c),  # spec-level
     lambda c: NodePool("web", {"pool_class": "resident", "instance_types": ["n2-standard-4"], "zones": ["x"]}, c),
 ])
 def test_an_invalid_pool_registers_nothing(build):
@@ -123,6 +123,6 @@ def test_an_invalid_pool_registers_nothing(build):
 
 def test_a_bad_cluster_target_registers_nothing():
     run, error = run_program_capture(
-        lambda: ResidentPool("web", cluster(project="x"), instance_types=["n2-standard-4"]))
+        lambda: NodePool("web", dict(pool_class="resident", instance_types=["n2-standard-4"]), cluster(project="x")))
     assert isinstance(error, ValidationError)
     assert run.resources == []

@@ -4,7 +4,7 @@ from pulumi.output import Unknown
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.backends.gcp import GkeCluster
-from nodepools.components.pools import BatchPool, GpuInferencePool, GpuTrainingPool, ResidentPool
+from nodepools.components.pools import NodePool
 from nodepools.offline.engine import Run, run_program
 from nodepools.vocabulary import COMPONENT_NODE_POOL, TYPE_GKE_NODE_POOL
 
@@ -36,10 +36,10 @@ def component_urn(run: Run, name: str) -> str:
 
 def four_pools():
     target = cluster()
-    ResidentPool("web", target, instance_types=["n2-standard-4"])
-    BatchPool("jobs", target, instance_types=["c3-standard-8"], capacity="spot", max_nodes=20)
-    GpuInferencePool("infer", target, instance_types=["g2-standard-8"], min_nodes=2, max_nodes=6)
-    GpuTrainingPool("train", target, instance_types=["a3-highgpu-8g"], zones=["us-central1-a"], placement="compact")
+    NodePool("web", dict(pool_class="resident", instance_types=["n2-standard-4"]), target)
+    NodePool("jobs", dict(pool_class="batch", instance_types=["c3-standard-8"], capacity="spot", max_nodes=20), target)
+    NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g2-standard-8"], min_nodes=2, max_nodes=6), target)
+    NodePool("train", dict(pool_class="gpu-training", instance_types=["a3-highgpu-8g"], zones=["us-central1-a"], placement="compact"), target)
 
 
 @pytest.fixture(scope="module")
@@ -118,12 +118,10 @@ def test_each_pool_has_its_own_least_privilege_service_account(run):
 
 def test_existing_service_account_is_used_and_extra_roles_only_for_created_ones():
     email = "gke-nodes@my-project.iam.gserviceaccount.com"
-    given = run_program(lambda: ResidentPool("web", cluster(node_service_account=email),
-                                             instance_types=["n2-standard-4"]), preview=False)
+    given = run_program(lambda: NodePool("web", dict(pool_class="resident", instance_types=["n2-standard-4"]), cluster(node_service_account=email)), preview=False)
     assert given.of_type(SA_TYPE) == [] and given.of_type(IAM_TYPE) == []
     assert node_pool(given, "web").inputs["nodeConfig"]["serviceAccount"] == email
-    created = run_program(lambda: ResidentPool("web", cluster(extra_node_roles=["roles/artifactregistry.reader"]),
-                                               instance_types=["n2-standard-4"]), preview=False)
+    created = run_program(lambda: NodePool("web", dict(pool_class="resident", instance_types=["n2-standard-4"]), cluster(extra_node_roles=["roles/artifactregistry.reader"])), preview=False)
     assert sorted(r.inputs["role"] for r in created.of_type(IAM_TYPE)) == [
         "roles/artifactregistry.reader", NODE_ROLE]
 
@@ -139,7 +137,7 @@ def test_cluster_options_reach_the_pool():
     target = cluster(location="us-central1-b", private_nodes=None, gpu_driver_version="LATEST",
                      boot_disk_kms_key="projects/p/locations/us-central1/keyRings/r/cryptoKeys/k",
                      resource_labels={"env": "prod"})
-    run = run_program(lambda: GpuTrainingPool("train", target, instance_types=["a2-highgpu-1g"]), preview=False)
+    run = run_program(lambda: NodePool("train", dict(pool_class="gpu-training", instance_types=["a2-highgpu-1g"]), target), preview=False)
     inputs = node_pool(run, "train").inputs
     config = inputs["nodeConfig"]
     assert "networkConfig" not in inputs and "nodeLocations" not in inputs
@@ -153,7 +151,7 @@ def test_component_reports_the_labels_nodes_will_carry():
     seen = {}
 
     def program():
-        seen["pool"] = BatchPool("jobs", cluster(), instance_types=["n2-standard-8"], capacity="spot")
+        seen["pool"] = NodePool("jobs", dict(pool_class="batch", instance_types=["n2-standard-8"], capacity="spot"), cluster())
 
     run_program(program, preview=False)
     assert seen["pool"].node_labels == {

@@ -6,7 +6,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from nodepools.backends.aws import EksCluster
-from nodepools.components.pools import BatchPool, GpuInferencePool, GpuTrainingPool, ResidentPool
+from nodepools.components.pools import NodePool
 from nodepools.inventory.values import UNKNOWN
 from nodepools.offline.engine import run_program
 from nodepools.placement import Fit, Reason, analyze
@@ -28,10 +28,10 @@ def app(cpu="1", memory="2Gi", gpus=None, **spec):
 
 def platform():
     cluster = EksCluster("prod", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-1")
-    ResidentPool("web", cluster, instance_types=["m6i.xlarge"])
-    jobs = BatchPool("jobs", cluster, instance_types=["c6i.2xlarge"], capacity="spot")
-    infer = GpuInferencePool("infer", cluster, instance_types=["g6.xlarge"])
-    train = GpuTrainingPool("train", cluster, instance_types=["p4d.24xlarge"])
+    NodePool("web", dict(pool_class="resident", instance_types=["m6i.xlarge"]), cluster)
+    jobs = NodePool("jobs", dict(pool_class="batch", instance_types=["c6i.2xlarge"], capacity="spot"), cluster)
+    infer = NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g6.xlarge"]), cluster)
+    train = NodePool("train", dict(pool_class="gpu-training", instance_types=["p4d.24xlarge"]), cluster)
     # Workloads wired as the README says: each pastes its pool's contract.
     deployment("api", app(), "resident")
     deployment("etl", app(**jobs.contract.as_dict(), restartPolicy="Never"), "batch", k8s.batch.v1.Job)

@@ -8,7 +8,8 @@ from nodepools.plan.project import load_project
 from nodepools.plan.run import run_stack
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/Pulumi.yaml"))
+# Python programs only: examples/yaml-consumer is Pulumi YAML (tests/multilang runs it).
+EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/__main__.py"))
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ Two kinds of case, both pure data:
 - a **stack** case starts from a stack's ``Pulumi.<stack>.yaml``, applies ``set``
   (config path -> value, in the notation errors use: ``nodepools:pools[1].max_nodes``)
   and ``unset`` (paths to delete), and runs the real program ``stacks/__main__.py``;
-- a **component** case runs the public API on its own: a pool (``NodePool`` or a
-  class such as ``GpuInferencePool``) on the reference EKS/GKE target, a ``Platform``,
+- a **component** case runs the public API on its own: a pool (``NodePool``) on
+  the reference EKS/GKE target, a ``Platform``,
   or a bare ``EksCluster``/``GkeCluster`` (``target`` overrides the reference
   target's arguments).
 
@@ -85,15 +85,8 @@ def _component_program(case: dict[str, Any]) -> Callable[[], None]:
     overrides = case.get("target") or {}
     make = (lambda: eks_target(**overrides)) if case.get("cloud", "aws") == "aws" else (lambda: gke_target(**overrides))
     if kind == "pool":
-        cls = getattr(pool_components, case.get("class", "NodePool"))
         spec = dict(case["spec"])
-
-        def program() -> None:
-            if cls is pool_components.NodePool:
-                cls(spec.get("name", "pool"), spec, make())
-            else:
-                cls(spec.pop("name", "pool"), make(), **spec)
-        return program
+        return lambda: pool_components.NodePool(spec.get("name", "pool"), spec, make())
     if kind == "platform":
         spec = case["spec"]
         return platform_program(make, spec.get("pools", []), spec.get("guardrails"), spec.get("region"))

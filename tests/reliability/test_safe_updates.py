@@ -114,11 +114,11 @@ def test_the_pin_check_honours_aliases_and_catches_children(monkeypatch):
 
     original = NodePool.__init__
 
-    def renamed(self, resource_name, spec, cluster, opts=None):
+    def renamed(self, resource_name, spec, cluster, opts=None, **kwargs):
         if resource_name == "p-web":
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(name="p-web")]))
             resource_name = "p-web-renamed"
-        original(self, resource_name, spec, cluster, opts)
+        original(self, resource_name, spec, cluster, opts, **kwargs)
 
     monkeypatch.setattr(NodePool, "__init__", renamed)
     run = run_program(eks_program())

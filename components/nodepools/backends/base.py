@@ -40,7 +40,8 @@ class ClusterTarget(Protocol):
         """Raise a pydantic ValidationError for cloud-specific problems, before anything registers."""
 
     def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
-        """Register the pool's provider resources as children of ``parent``."""
+        """Register the pool's provider resources as children of ``parent``. ``spec`` has
+        passed ``check_pool`` on this target: the caller checks once, the backend trusts it."""
 
     def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
         """Raise a ValidationError when the autoscaler identity cannot be made, so a

@@ -8,7 +8,7 @@ Everything is validated before ``super().__init__``, so bad input registers noth
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -17,11 +17,14 @@ from nodepools.guardrails import alert_delivery
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
 from nodepools.guardrails.alerts_spec import AlertBackend
 from nodepools.guardrails.checks import guardrail_problems
-from nodepools.guardrails.plan import GuardrailsPlan, build_plan
+from nodepools.guardrails.plan import GuardrailsPlan, guardrails_plan
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
+
+if TYPE_CHECKING:  # validated.py imports addon_problems from here
+    from nodepools.components.validated import ValidatedPlatform
 
 # Registers CloudWatch alarm arguments (``GuardrailsPlan.cloudwatch_alarms``) under a parent.
 AlarmRegistrar = Callable[[list[dict[str, Any]], pulumi.Resource], Any]
@@ -68,10 +71,10 @@ class Guardrails(pulumi.ComponentResource):
     EKS; None leaves it unannotated, e.g. for EKS Pod Identity). ``region`` is
     required where the cloud's autoscaler chart needs it (EKS). Outputs:
     ``namespaces`` (class -> name), ``local_queues`` (class -> queue name),
-    ``releases`` (key -> Helm release), ``plan`` (the built objects).
-    ``register_alarms`` registers the CloudWatch alarms of the ``cloudwatch`` alert
-    backend (required with it; ``EksCluster.register_alarms``); ``plan.alerts_where``
-    says where the alerts are evaluated.
+    ``releases`` (key -> Helm release), ``plan`` (the built objects). ``validated`` (from ``validate_platform``) skips the
+    checks it already covers. ``register_alarms`` registers the CloudWatch alarms of the
+    ``cloudwatch`` alert backend (required with it; ``EksCluster.register_alarms``);
+    ``plan.alerts_where`` says where the alerts are evaluated.
     """
 
     plan: GuardrailsPlan
@@ -79,13 +82,15 @@ class Guardrails(pulumi.ComponentResource):
     def __init__(self, resource_name: str, pools: ClusterPools, spec: GuardrailsSpec, cloud: Cloud,
                  cluster_name: pulumi.Input[str], k8s_provider: k8s.Provider,
                  autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
-                 opts: pulumi.ResourceOptions | None = None, register_alarms: AlarmRegistrar | None = None) -> None:
-        problems = Problems()
-        addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
-        alarm_problems(spec, Cloud(cloud), register_alarms, problems)
-        guardrail_problems(spec, pools.pools, problems, ("spec",))
-        problems.raise_if_any("Guardrails")
-        plan = build_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
+                 opts: pulumi.ResourceOptions | None = None, *, validated: "ValidatedPlatform | None" = None,
+                 register_alarms: AlarmRegistrar | None = None) -> None:
+        if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
+            problems = Problems()
+            addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
+            alarm_problems(spec, Cloud(cloud), register_alarms, problems)
+            guardrail_problems(spec, pools.pools, problems, ("spec",))
+            problems.raise_if_any("Guardrails")
+        plan = guardrails_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
         super().__init__(COMPONENT_GUARDRAILS, resource_name, None, opts)
         self.plan = plan
         self._name = resource_name

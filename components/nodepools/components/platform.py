@@ -10,11 +10,12 @@ from typing import Any, Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from nodepools.backends.base import ClusterTarget
-from nodepools.components.guardrails import Guardrails, addon_problems, alarm_problems
+from nodepools.components.guardrails import Guardrails
 from nodepools.components.pools import NodePool
+from nodepools.components.validated import ValidatedPlatform, validate_platform
 from nodepools.guardrails import autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.checks import guardrail_problems
@@ -47,10 +48,6 @@ class PlatformArgs(StrictModel):
         return self
 
 
-def _region(cluster: ClusterTarget, args: PlatformArgs) -> Any:
-    return args.region if args.region is not None else getattr(cluster, "region", None)
-
-
 class Platform(pulumi.ComponentResource):
     """Every pool of ``cluster`` (``NodePool`` components) and its ``Guardrails``.
 
@@ -65,12 +62,18 @@ class Platform(pulumi.ComponentResource):
     guardrails: Guardrails
     cluster_pools: ClusterPools
 
-    def __init__(self, resource_name: str, cluster: ClusterTarget, args: PlatformArgs | Mapping[str, Any],
-                 k8s_provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None) -> None:
-        if not isinstance(args, PlatformArgs):
-            args = PlatformArgs.model_validate(dict(args))
-        region = _region(cluster, args)
-        cluster_pools = self.validate(cluster, args)
+    def __init__(self, resource_name: str, cluster: ClusterTarget,
+                 args: PlatformArgs | ValidatedPlatform | Mapping[str, Any], k8s_provider: k8s.Provider,
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        if isinstance(args, ValidatedPlatform) and args.cloud is cluster.cloud:
+            validated = args  # checked on a target of this cloud (e.g. the stack's check-only target)
+        else:
+            if isinstance(args, ValidatedPlatform):
+                args = args.args
+            elif not isinstance(args, PlatformArgs):
+                args = PlatformArgs.model_validate(dict(args))
+            validated = validate_platform(cluster, args)
+        args, cluster_pools = validated.args, validated.cluster_pools
         super().__init__(COMPONENT_PLATFORM, resource_name, None, opts)
         self.cluster_pools = cluster_pools
         role_arn = None
@@ -78,10 +81,11 @@ class Platform(pulumi.ComponentResource):
             role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
                                                                     parent=self)
         child = pulumi.ResourceOptions(parent=self)
-        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child) for p in args.pools}
+        self.pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child, validated=validated)
+                      for p in args.pools}
         self.guardrails = Guardrails(
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
-            k8s_provider, autoscaler_role_arn=role_arn, region=region,
+            k8s_provider, autoscaler_role_arn=role_arn, region=validated.region, validated=validated,
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())),
             register_alarms=getattr(cluster, "register_alarms", None))
         self.register_outputs({
@@ -94,29 +98,6 @@ class Platform(pulumi.ComponentResource):
     def validate(cluster: ClusterTarget, args: PlatformArgs) -> ClusterPools:
         """Every problem of the cluster's pool set, the cloud's pool rules and the
         add-ons' needs, raised together as one ValidationError. Registers nothing,
-        so a program can call it before it creates the cluster this targets."""
-        region = _region(cluster, args)
-        problems = Problems()
-        try:
-            cluster_pools = ClusterPools(cloud=cluster.cloud, pools=args.pools)
-        except ValidationError as err:
-            problems.absorb(err)
-            cluster_pools = None
-        for i, pool in enumerate(args.pools):
-            try:
-                cluster.check_pool(pool)
-            except ValidationError as err:
-                problems.absorb(err, ("pools", i))
-        if cluster_pools is not None:
-            addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
-                           spec_root=("guardrails",))
-        alarm_problems(args.guardrails, cluster.cloud, getattr(cluster, "register_alarms", None), problems,
-                       ("guardrails",))
-        if CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
-            try:
-                cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)
-            except ValidationError as err:
-                problems.absorb(err, ("cluster",))
-        problems.raise_if_any("Platform")
-        assert cluster_pools is not None
-        return cluster_pools
+        so a program can call it before it creates the cluster this targets
+        (``validate_platform`` returns what ``Platform`` then takes unchecked)."""
+        return validate_platform(cluster, args).cluster_pools

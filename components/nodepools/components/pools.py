@@ -1,4 +1,4 @@
-"""Thin pool components: one ``NodePool`` and a class-named subclass per pool class.
+"""The thin pool component: one ``NodePool`` of any class.
 
 The component validates its spec (and the target's cloud-specific rules)
 *before* calling ``super().__init__``, so a bad spec registers nothing, not even
@@ -11,16 +11,18 @@ from typing import Any, Mapping
 import pulumi
 
 from nodepools.backends.base import ClusterTarget, RegisteredPool
+from nodepools.components.validated import ValidatedPlatform
 from nodepools.spec.contract import WorkloadContract, workload_contract
 from nodepools.spec.pool import PoolSpec
-from nodepools.vocabulary import COMPONENT_NODE_POOL, PoolClass
+from nodepools.vocabulary import COMPONENT_NODE_POOL
 
 
 class NodePool(pulumi.ComponentResource):
     """One node pool of any class, on the cloud of ``cluster``.
 
     ``spec`` is a ``PoolSpec`` or its fields as a mapping (``name`` defaults to the
-    resource name). Outputs: ``pool_name``, ``pool_class``, ``node_labels``,
+    resource name). It is checked against the cloud's rules unless ``validated``
+    (from ``validate_platform``) already covers it. Outputs: ``pool_name``, ``pool_class``, ``node_labels``,
     ``node_taints`` and ``contract`` (tolerations + required node affinity a
     workload needs to land here).
     """
@@ -30,10 +32,11 @@ class NodePool(pulumi.ComponentResource):
     registered: RegisteredPool
 
     def __init__(self, resource_name: str, spec: PoolSpec | Mapping[str, Any], cluster: ClusterTarget,
-                 opts: pulumi.ResourceOptions | None = None) -> None:
+                 opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None) -> None:
         if not isinstance(spec, PoolSpec):
             spec = PoolSpec.model_validate({"name": resource_name, **dict(spec)})
-        cluster.check_pool(spec)
+        if validated is None or not validated.covers_pool(spec, cluster.cloud):
+            cluster.check_pool(spec)
         super().__init__(COMPONENT_NODE_POOL, resource_name, None, opts)
         self.spec = spec
         self.contract = workload_contract(spec)
@@ -49,34 +52,3 @@ class NodePool(pulumi.ComponentResource):
             "contract": self.contract.as_dict(),
         })
 
-
-class _ClassPool(NodePool):
-    pool_class: PoolClass
-
-    def __init__(self, resource_name: str, cluster: ClusterTarget, *, opts: pulumi.ResourceOptions | None = None,
-                 **fields: Any) -> None:
-        super().__init__(resource_name, {**fields, "pool_class": self.pool_class}, cluster, opts)
-
-
-class ResidentPool(_ClassPool):
-    """Always-on services: on-demand, min >= 1, untainted unless ``dedicated=True``."""
-
-    pool_class = PoolClass.RESIDENT
-
-
-class BatchPool(_ClassPool):
-    """Bursty jobs: tainted ``nodepools.io/pool-class=batch``, scales to zero."""
-
-    pool_class = PoolClass.BATCH
-
-
-class GpuInferencePool(_ClassPool):
-    """Model serving: GPU, on-demand only, min >= 1, class and GPU taints."""
-
-    pool_class = PoolClass.GPU_INFERENCE
-
-
-class GpuTrainingPool(_ClassPool):
-    """Training: GPU, spot by default, scales to zero, class and GPU taints."""
-
-    pool_class = PoolClass.GPU_TRAINING

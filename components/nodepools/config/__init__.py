@@ -2,7 +2,7 @@
 from nodepools.config.cluster import ClusterConfig, EksClusterConfig, GkeClusterConfig
 from nodepools.config.layout import Layout, LayoutVerdict, layout_verdict
 from nodepools.config.source import from_pulumi, namespaced, read_stack_file
-from nodepools.config.stack import NAMESPACE, StackConfig, StackConfigError, config_path, load_stack_config
+from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigError, config_path, load_stack_config
 
 __all__ = [
     "NAMESPACE", "ClusterConfig", "EksClusterConfig", "GkeClusterConfig", "Layout", "LayoutVerdict", "StackConfig",

@@ -1,6 +1,6 @@
 """Cluster settings of a stack: create a cluster from networking ids, or attach to one by name.
 
-Pure pydantic (no provider SDK): the backends' ``cluster.py`` modules turn these
+Pure pydantic (no provider SDK): ``nodepools.config.eks`` and ``.gke`` turn these
 into resources. Everything a cluster needs comes from config, never from a
 provider data source, so a stack previews without credentials.
 
@@ -15,7 +15,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from nodepools.backends.gcp.context import PROJECT_ID
+from nodepools.clouds.gcp import PROJECT_ID
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel

@@ -1,4 +1,4 @@
-"""What a stack's cluster settings resolve to: the backends' ``cluster.py`` return this."""
+"""What a stack's cluster settings resolve to: ``config.eks`` and ``config.gke`` return this."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

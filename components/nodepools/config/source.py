@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import yaml
 from pulumi.runtime.config import CONFIG, get_config_env
 
-from nodepools.config.stack import NAMESPACE, StackConfig, StackConfigError, load_stack_config
+from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigError, load_stack_config
 
 
 def _parse(value: Any) -> Any:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools.guardrails.addons import CLUSTER_AUTOSCALER_CHART, CloudAddons, HelmRelease
-from nodepools.guardrails.placement import system_placement
+from nodepools.guardrails.addon_placement import system_placement
 from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.vocabulary import (AUTOSCALER_PRIORITY_CUTOFF, CA_TAG_CLUSTER_PREFIX, CA_TAG_ENABLED,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools.guardrails.addons import NVIDIA_DEVICE_PLUGIN_CHART, HelmRelease
-from nodepools.guardrails.placement import tolerations_for
+from nodepools.guardrails.addon_placement import tolerations_for
 from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.vocabulary import LABEL_GPU_PRESENT, LABEL_GPU_PRESENT_VALUE, PRIORITY_CLASS_SYSTEM_NODE_CRITICAL

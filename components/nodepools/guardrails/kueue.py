@@ -28,7 +28,7 @@ import yaml
 from nodepools.guardrails import derive
 from nodepools.guardrails.addons import KUEUE_CHART, HelmRelease
 from nodepools.guardrails.capacity import cpu_quantity, max_capacity, memory_quantity
-from nodepools.guardrails.placement import system_placement, tolerations_for
+from nodepools.guardrails.addon_placement import system_placement, tolerations_for
 from nodepools.guardrails.spec import KUEUE_NAMESPACE, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.pool import PoolSpec

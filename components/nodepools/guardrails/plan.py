@@ -1,6 +1,6 @@
 """Everything the guardrails of one cluster consist of, as plain data.
 
-``build_plan`` is pure (no Pulumi import): the component registers what it
+``guardrails_plan`` is pure (no Pulumi import): the component registers what it
 returns, tests and the offline plan can inspect it without an engine.
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ class GuardrailsPlan:
         return [r for r in (self.device_plugin, self.cluster_autoscaler, self.kueue) if r is not None]
 
 
-def build_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: Any, region: Any = None,
+def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: Any, region: Any = None,
                role_arn: Any = None) -> GuardrailsPlan:
     """The guardrails of ``cluster``. ``spec`` must already be checked against the
     pools (``nodepools.guardrails.checks``); ``cluster_name``, ``region`` and

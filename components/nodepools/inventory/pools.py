@@ -11,13 +11,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from nodepools import vocabulary as v
+from nodepools.clouds import aws as eks
+from nodepools.clouds import gcp as gke
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
-from nodepools.spec.instances import GPU_MODEL_BY_GKE_ACCELERATOR, InstanceType, lookup
-
-# Cloud taint-effect enums to Kubernetes spelling (kubernetes-facts.md 1.3 and 2).
-_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
-# EKS uses t3.medium when a node group names no instance type.
-_EKS_DEFAULT_INSTANCE_TYPE = "t3.medium"
+from nodepools.spec.instances import InstanceType, lookup
 
 
 @dataclass(frozen=True)
@@ -84,7 +81,8 @@ def _number(value: Any) -> Any:
     return UNKNOWN
 
 
-def _taints(raw: Any) -> Any:
+def _taints(raw: Any, effects: dict[str, v.TaintEffect]) -> Any:
+    """Taints in Kubernetes spelling; ``effects`` maps the cloud's effect enum back."""
     raw = known_list(raw)
     if is_unknown(raw):
         return UNKNOWN
@@ -95,7 +93,7 @@ def _taints(raw: Any) -> Any:
             return UNKNOWN
         effect = _text(taint.get("effect"))
         out.append({"key": _text(taint.get("key")), "value": _text(taint.get("value")),
-                    "effect": _EFFECTS.get(effect, effect)})
+                    "effect": effects[effect].value if effect in effects else effect})
     return out
 
 
@@ -110,9 +108,9 @@ def _gpu_from_types(types: Any) -> tuple[Any, Any]:
 
 def _read_eks(props: dict, urn: str, name: str) -> PoolView:
     types = known_list(props.get("instanceTypes"))
-    types = types if is_unknown(types) else [t for t in types if isinstance(t, str)] or [_EKS_DEFAULT_INSTANCE_TYPE]
-    capacity = dig(props, "capacityType", default="ON_DEMAND")
-    spot = UNKNOWN if is_unknown(capacity) else capacity == "SPOT"
+    types = types if is_unknown(types) else [t for t in types if isinstance(t, str)] or [eks.DEFAULT_INSTANCE_TYPE]
+    capacity = dig(props, "capacityType", default=eks.DEFAULT_CAPACITY_TYPE)
+    spot = UNKNOWN if is_unknown(capacity) else eks.CAPACITY_TYPE_OF.get(capacity) is v.CapacityType.SPOT
     ami = dig(props, "amiType", default="")
     os = UNKNOWN if is_unknown(ami) or ami == "CUSTOM" else ("windows" if str(ami).startswith("WINDOWS") else "linux")
     gpu_count, gpu_model = _gpu_from_types(types)
@@ -120,14 +118,14 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
     pool_name = props.get("nodeGroupName") if isinstance(props.get("nodeGroupName"), str) else name
     labels = {v.LABEL_EKS_NODEGROUP: pool_name, **labels}
     if not is_unknown(spot):
-        labels[v.LABEL_EKS_CAPACITY_TYPE] = "SPOT" if spot else "ON_DEMAND"
+        labels[v.LABEL_EKS_CAPACITY_TYPE] = eks.CAPACITY_TYPES[v.CapacityType.SPOT if spot else v.CapacityType.ON_DEMAND]
     return PoolView(
         type=v.TYPE_EKS_NODE_GROUP, urn=urn, name=pool_name, cluster=props.get("clusterName", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints")), spot=spot,
+        labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints"), eks.TAINT_EFFECT_OF), spot=spot,
         min_nodes=_number(dig(props, "scalingConfig", "minSize")),
         max_nodes=_number(dig(props, "scalingConfig", "maxSize")),
         instance_types=types, gpu_count=gpu_count,
-        gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model,
+        gpu_model=labels.get(v.LABEL_ACCELERATOR) or _aws_accelerator_model(labels) or gpu_model,
         gpu_image=isinstance(ami, str) and ("NVIDIA" in ami or "GPU" in ami),
         os=os, labels_partial=is_unknown(props.get("labels")),
     )
@@ -150,7 +148,7 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
         first = accelerators[0]
         gpu_count = _number(first.get("count", UNKNOWN))
         accel = first.get("type")
-        gpu_model = GPU_MODEL_BY_GKE_ACCELERATOR[accel].value if accel in GPU_MODEL_BY_GKE_ACCELERATOR else accel
+        gpu_model = gke.GPU_MODEL_OF_ACCELERATOR[accel].value if accel in gke.GPU_MODEL_OF_ACCELERATOR else accel
     image = dig(props, "nodeConfig", "imageType", default="")
     os = UNKNOWN if is_unknown(image) else ("windows" if str(image).upper().startswith("WINDOWS") else "linux")
     pool_name = props.get("name") if isinstance(props.get("name"), str) else name
@@ -167,11 +165,17 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     max_nodes = _gke_bound(autoscaling, "totalMaxNodeCount", "maxNodeCount", fixed)
     return PoolView(
         type=v.TYPE_GKE_NODE_POOL, urn=urn, name=pool_name, cluster=props.get("cluster", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(dig(props, "nodeConfig", "taints")), spot=spot,
+        labels=_with_instance_labels(labels, types), taints=_taints(dig(props, "nodeConfig", "taints"), gke.TAINT_EFFECT_OF), spot=spot,
         min_nodes=min_nodes, max_nodes=max_nodes, instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
         os=os, labels_partial=is_unknown(raw_config) or is_unknown(config.get("labels")),
     )
+
+
+def _aws_accelerator_model(labels: dict[str, Any]) -> str | None:
+    value = labels.get(v.LABEL_AWS_ACCELERATOR)
+    model = eks.gpu_model_of_accelerator_label(value) if isinstance(value, str) else None
+    return model.value if model else None
 
 
 def _gke_bound(autoscaling: Any, total_key: str, zonal_key: str, fixed: Any) -> Any:
@@ -201,10 +205,6 @@ _READERS: dict[str, Callable[[dict, str, str], PoolView]] = {
     v.TYPE_EKS_NODE_GROUP: _read_eks,
     v.TYPE_GKE_NODE_POOL: _read_gke,
 }
-
-
-def is_pool_type(resource_type: str) -> bool:
-    return resource_type in _READERS
 
 
 def read_pool(resource_type: str, props: Any, urn: str = "", name: str = "") -> PoolView | None:

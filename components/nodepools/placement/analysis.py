@@ -4,7 +4,7 @@ Public API (stable; used by the offline plan and the policies ``schedulable``,
 ``gpu-nodes-gpu-only`` and ``resident-off-spot``):
 
 - ``analyze(resources, namespace_labels=None) -> PlacementReport``: ``resources``
-  as ``nodepools.placement.stack`` accepts them; ``namespace_labels`` maps a
+  as ``nodepools.placement.resources`` accepts them; ``namespace_labels`` maps a
   namespace name to its labels (merged over the stack's own Namespaces) for
   class resolution.
 - ``PlacementReport.verdicts``: one ``Verdict`` per pod template x pool of its
@@ -34,7 +34,7 @@ from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.capacity import fits_pool
 from nodepools.placement.nodelabels import node_labels
-from nodepools.placement.stack import Stack, read_stack
+from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
 from nodepools.placement.tri import Tri
 from nodepools.vocabulary import PoolClass

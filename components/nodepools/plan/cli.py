@@ -26,10 +26,10 @@ import json
 import sys
 from pathlib import Path
 
-from nodepools.plan import checks
+from nodepools.plan import verdicts
 from nodepools.plan.project import ProjectError, find_project, load_project
 from nodepools.plan.render import render
-from nodepools.plan.report import build_plan
+from nodepools.plan.report import build_report
 from nodepools.plan.run import StackRun, run_stack, with_workloads
 
 EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     except ProjectError as err:
         print(f"nodepools plan: {err}", file=sys.stderr)
         return EXIT_ERROR
-    plan = build_plan(stack_run)
+    plan = build_report(stack_run)
     plan["workload_projects"] = [f"{a.project.root}:{a.stack}" for a in apps]
     failed = next((a for a in apps if a.error is not None), None)
     if plan["error"] is None and failed is not None:
@@ -74,17 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     if plan["error"] is None and not args.no_policy:
         try:
             config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
-            plan["policy"] = checks.policy_report(judged, args.policy_pack, config)
-        except (OSError, ValueError, checks.PackError) as err:
+            plan["policy"] = verdicts.policy_report(judged, args.policy_pack, config)
+        except (OSError, ValueError, verdicts.PackError) as err:
             plan["error"] = {"kind": "policy", "lines": [f"the policy pack could not run: {err}"]}
         if plan["policy"] is None and plan["error"] is None:
             plan["notes"].append("No policy pack was found (policy/PulumiPolicy.yaml): policies were not checked.")
-        plan["placement"] = checks.placement_matrix(judged)
+        plan["placement"] = verdicts.placement_matrix(judged)
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
             args.report.write_text(f"# Offline plan of {project.name}/{args.stack}\n\n{plan['placement']['markdown']}")
             plan["notes"].append(f"Placement report (matrix and Mermaid diagram) written to {args.report}.")
-    code = EXIT_ERROR if plan["error"] else EXIT_POLICY if checks.mandatory_violations(plan["policy"]) else EXIT_OK
+    code = EXIT_ERROR if plan["error"] else EXIT_POLICY if verdicts.mandatory_violations(plan["policy"]) else EXIT_OK
     plan["result"] = {EXIT_OK: "ok", EXIT_POLICY: "mandatory policy violated", EXIT_ERROR: "error"}[code]
     plan["exit_code"] = code
     if args.json:

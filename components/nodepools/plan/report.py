@@ -13,7 +13,7 @@ from typing import Any
 from pulumi.output import Unknown
 from pulumi.runtime.rpc import UNKNOWN as WIRE_UNKNOWN
 
-from nodepools.config.stack import StackConfigError
+from nodepools.config.stack_config import StackConfigError
 from nodepools.plan.run import StackRun
 from nodepools.vocabulary import PoolClass
 
@@ -114,7 +114,7 @@ def _relative(sr: StackRun) -> str:
     return str(program.relative_to(sr.project.root)) if program.is_relative_to(sr.project.root) else str(program)
 
 
-def build_plan(sr: StackRun) -> dict[str, Any]:
+def build_report(sr: StackRun) -> dict[str, Any]:
     rows = resources(sr)
     outputs = clean(sr.run.outputs)
     plan: dict[str, Any] = {

@@ -25,7 +25,7 @@ from nodepools.placement.taints import taint_text, untolerated
 from nodepools.placement.tri import Tri, and3
 from nodepools.inventory.pools import PoolView
 from nodepools.policies.base import Res, subject_of
-from nodepools.policies.stack import PoolRef, StackView
+from nodepools.policies.stack_view import PoolRef, StackView
 
 CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"

@@ -22,7 +22,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from nodepools.policies.base import Finding, PolicySpec, Res
 from nodepools.policies.registry import POLICIES
 from nodepools.policies.settings import Settings, parse_settings, schema_properties
-from nodepools.policies.stack import StackView
+from nodepools.policies.stack_view import StackView
 from nodepools.policies.waivers import apply
 
 PACK_NAME = "nodepools"

@@ -5,7 +5,7 @@ from typing import Iterator
 
 from nodepools.inventory.workloads import PodTemplate, Workload
 from nodepools.policies.base import subject_of
-from nodepools.policies.stack import WorkloadRef
+from nodepools.policies.stack_view import WorkloadRef
 
 _SPEC_PATH = {
     "Pod": "spec",

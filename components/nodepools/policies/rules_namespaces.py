@@ -9,7 +9,7 @@ from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknow
 from nodepools.policies.base import Finding, Res, subject_of, unknown
 from nodepools.policies.podpaths import subject, templates
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack import NamespaceRef, StackView
+from nodepools.policies.stack_view import NamespaceRef, StackView
 
 _LIMIT_RANGE_CLASSES = (v.PoolClass.BATCH.value, v.PoolClass.GPU_TRAINING.value)
 _BATCH_SHARE_OF = (v.PoolClass.RESIDENT, v.PoolClass.BATCH)

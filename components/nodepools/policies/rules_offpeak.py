@@ -20,7 +20,7 @@ from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import spec_path, subject
 from nodepools.policies.rules_placement import definite, pool_names, verdicts_by_workload
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack import StackView, WorkloadRef
+from nodepools.policies.stack_view import StackView, WorkloadRef
 from nodepools.policies.waivers import today_utc
 
 

@@ -23,7 +23,7 @@ from nodepools.placement.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, TEMPLATE_LISTS, spec_path, subject
 from nodepools.policies.settings import Settings, parse_duration_seconds
-from nodepools.policies.stack import StackView, WorkloadRef
+from nodepools.policies.stack_view import StackView, WorkloadRef
 
 ALWAYS_ON = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
 # A workload declaring spot capacity by node label (design.md section 2 and the clouds' own labels).

@@ -10,7 +10,7 @@ from nodepools.placement.tri import and3, or3
 from nodepools.policies.base import Finding, subject_of, unknown
 from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack import PoolRef, StackView
+from nodepools.policies.stack_view import PoolRef, StackView
 
 _GPU_TAG = v.CA_TAG_RESOURCE_PREFIX + v.GPU_RESOURCE
 

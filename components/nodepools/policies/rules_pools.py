@@ -15,7 +15,7 @@ from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import as_dict, is_unknown
 from nodepools.policies.base import Finding, Res, subject_of, unknown
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack import PoolRef, StackView
+from nodepools.policies.stack_view import PoolRef, StackView
 
 _TAINTS_FIELD = {v.TYPE_EKS_NODE_GROUP: "taints", v.TYPE_GKE_NODE_POOL: "nodeConfig.taints"}
 _SPOT_FIELD = {v.TYPE_EKS_NODE_GROUP: ("capacityType", "set capacityType to ON_DEMAND"),

@@ -22,7 +22,7 @@ from nodepools.placement.tri import Tri, and3, not3, or3
 from nodepools.policies.base import Finding, Res, subject_of, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, templates
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack import StackView, WorkloadRef
+from nodepools.policies.stack_view import StackView, WorkloadRef
 
 GPU_CLASSES = tuple(c for c in v.PoolClass if c.has_gpu)
 # Node labels that only GPU nodes carry (design.md section 2, kubernetes-facts.md 1.4 and 2).

@@ -17,7 +17,7 @@ from nodepools.placement.tri import Tri, or3
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import meta_path, subject, templates
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack import StackView, WorkloadRef
+from nodepools.policies.stack_view import StackView, WorkloadRef
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
 GANG_KINDS = ("Job", "CronJob", "StatefulSet", "JobSet", "PyTorchJob")

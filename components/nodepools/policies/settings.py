@@ -123,7 +123,6 @@ PROPERTIES: dict[str, dict[str, Any]] = {
                       "properties": {"start": {"type": "string"}, "end": {"type": "string"},
                                      "timeZone": {"type": "string"}}},
 }
-SHARED_KEYS = ("exemptNamespaces", "waivers")
 
 
 def schema_properties(policy: str, own_keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:

@@ -6,6 +6,8 @@ the ``pool-taints`` policy of design.md section 3 allows no more).
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from pydantic import Field, model_validator
 
 from nodepools.spec.errors import Problems
@@ -14,6 +16,27 @@ from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud, PoolClass
 
 SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
+
+
+def cluster_problems(cloud: Cloud, pools: Sequence[PoolSpec], problems: Problems) -> None:
+    """Add every problem of the pool set (names, cloud, untainted pools, a resident pool) to ``problems``."""
+    seen: dict[str, int] = {}
+    for i, pool in enumerate(pools):
+        if pool.name in seen:
+            problems.add(("pools", i, "name"), f"pool name {pool.name!r} is already used by pools[{seen[pool.name]}]; "
+                         "pool names must be unique in a cluster (they are the nodepools.io/pool label)", pool.name)
+        seen.setdefault(pool.name, i)
+        if pool.cloud is not None and pool.cloud is not cloud:
+            problems.add(("pools", i, "instance_types"), f"instance types {pool.instance_types} are "
+                         f"{pool.cloud.value} types, but this cluster is on {cloud.value}", pool.instance_types)
+    untainted = [i for i, p in enumerate(pools) if not p.is_tainted]
+    for i in untainted[1:]:
+        problems.add(("pools", i, "dedicated"), f"pool {pools[i].name!r} is the second untainted pool "
+                     f"(pools[{untainted[0]}] is the first): only one default resident pool may stay "
+                     "untainted; set dedicated: true", False)
+    if not any(p.pool_class is PoolClass.RESIDENT for p in pools):
+        problems.add("pools", "a cluster needs one resident pool: system add-ons (CoreDNS, the autoscaler, "
+                     "Kueue) run there", [p.name for p in pools])
 
 
 class ClusterPools(StrictModel):
@@ -25,23 +48,7 @@ class ClusterPools(StrictModel):
     @model_validator(mode="after")
     def _check(self) -> "ClusterPools":
         problems = Problems()
-        seen: dict[str, int] = {}
-        for i, pool in enumerate(self.pools):
-            if pool.name in seen:
-                problems.add(("pools", i, "name"), f"pool name {pool.name!r} is already used by pools[{seen[pool.name]}]; "
-                             "pool names must be unique in a cluster (they are the nodepools.io/pool label)", pool.name)
-            seen.setdefault(pool.name, i)
-            if pool.cloud is not None and pool.cloud is not self.cloud:
-                problems.add(("pools", i, "instance_types"), f"instance types {pool.instance_types} are "
-                             f"{pool.cloud.value} types, but this cluster is on {self.cloud.value}", pool.instance_types)
-        untainted = [i for i, p in enumerate(self.pools) if not p.is_tainted]
-        for i in untainted[1:]:
-            problems.add(("pools", i, "dedicated"), f"pool {self.pools[i].name!r} is the second untainted pool "
-                         f"(pools[{untainted[0]}] is the first): only one default resident pool may stay "
-                         "untainted; set dedicated: true", False)
-        if not any(p.pool_class is PoolClass.RESIDENT for p in self.pools):
-            problems.add("pools", "a cluster needs one resident pool: system add-ons (CoreDNS, the autoscaler, "
-                         "Kueue) run there", [p.name for p in self.pools])
+        cluster_problems(self.cloud, self.pools, problems)
         problems.raise_if_any("ClusterPools")
         return self
 

@@ -107,24 +107,6 @@ _TYPES: list[InstanceType] = [
 INSTANCE_TYPES: dict[str, InstanceType] = {t.name: t for t in _TYPES}
 
 
-# GKE accelerator type names (the ``guestAccelerators[].type`` / the
-# ``cloud.google.com/gke-accelerator`` label value) per model
-# (https://cloud.google.com/compute/docs/gpus). Models absent here are not offered on GKE.
-GKE_ACCELERATOR_TYPES: dict[GpuModel, str] = {
-    GpuModel.NVIDIA_T4: "nvidia-tesla-t4",
-    GpuModel.NVIDIA_L4: "nvidia-l4",
-    GpuModel.NVIDIA_A100: "nvidia-tesla-a100",
-    GpuModel.NVIDIA_A100_80GB: "nvidia-a100-80gb",
-    GpuModel.NVIDIA_H100: "nvidia-h100-80gb",
-}
-GPU_MODEL_BY_GKE_ACCELERATOR: dict[str, GpuModel] = {v: k for k, v in GKE_ACCELERATOR_TYPES.items()}
-
-
 def lookup(name: str) -> InstanceType | None:
     """The table entry for ``name``, or None when the type is not in the table."""
     return INSTANCE_TYPES.get(name)
-
-
-def cloud_of(name: str) -> Cloud | None:
-    entry = INSTANCE_TYPES.get(name)
-    return entry.cloud if entry else None

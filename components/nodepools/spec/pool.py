@@ -98,12 +98,20 @@ class PoolSpec(StrictModel):
         }
         return {**defaults, **{k: val for k, val in data.items() if not (val is None and k in defaults)}}
 
-    @model_validator(mode="after")
-    def _check(self) -> "PoolSpec":
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check(cls, data: Any, handler: Any) -> "PoolSpec":
+        # The one gate of the pool rules. An instance passed those rules when it was
+        # built and is frozen, so nested in PlatformArgs/ClusterPools/StackConfig it
+        # is trusted, not checked again (``model_copy(update=...)`` skips validation,
+        # as pydantic documents: build changed specs with ``model_validate``).
+        if isinstance(data, cls):
+            return data
+        spec = handler(data)
         problems = Problems()
-        pool_rules.check_pool(self, problems)
+        pool_rules.check_pool(spec, problems)
         problems.raise_if_any("PoolSpec")
-        return self
+        return spec
 
     def resolve_instance(self, name: str) -> InstanceType | None:
         custom = self.custom_capacity.get(name)

@@ -1,24 +1,12 @@
-"""EKS spellings of the cloud-neutral vocabulary, as tables (no logic).
+"""EKS node group facts, as tables (no logic): AMI types, update policy, node IAM, API limits.
 
 Enum values are the EKS API's (``AWS::EKS::Nodegroup``; kubernetes-facts.md
-section 1.3); the pure translator only looks things up here.
+section 1.3); the pure translator only looks things up here. The spellings the
+inventory reads back (taint effects, capacity types) live in ``nodepools.clouds.aws``.
 """
 from __future__ import annotations
 
-from nodepools.vocabulary import Architecture, CapacityType, PoolClass, TaintEffect
-
-# Kubernetes CamelCase -> EKS enum. The reverse direction never exists: the
-# autoscaler's node-template tags need the CamelCase form (tags.py).
-TAINT_EFFECTS: dict[TaintEffect, str] = {
-    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
-    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
-    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
-}
-
-CAPACITY_TYPES: dict[CapacityType, str] = {
-    CapacityType.ON_DEMAND: "ON_DEMAND",
-    CapacityType.SPOT: "SPOT",
-}
+from nodepools.vocabulary import Architecture, PoolClass
 
 # (pool has GPUs, architecture) -> amiType. AL2023 only: AL2 is end of life, and
 # the AL2023 NVIDIA images ship the driver but not the device plugin

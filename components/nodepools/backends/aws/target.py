@@ -100,8 +100,10 @@ class EksCluster:
         return translate_pool(spec, self._context, prefix)
 
     def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
-        """Register the pool's resources under ``parent``; names start with its resource name."""
-        plan = self.plan_pool(spec, prefix=parent.pulumi_resource_name)
+        """Register the pool's resources under ``parent`` (``spec`` has passed ``check_pool``);
+        names start with its resource name."""
+        # check_pool ran before (NodePool, or the platform's one gate): not again.
+        plan = translate_pool(spec, self._context, parent.pulumi_resource_name)
         return register.register_pool(plan, parent, self._provider)
 
     def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:

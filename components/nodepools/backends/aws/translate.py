@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from nodepools import vocabulary as v
 from nodepools.backends.aws import iam, tables
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
+from nodepools.clouds.aws import CAPACITY_TYPES, TAINT_EFFECTS, accelerator_label
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 
 
@@ -74,7 +75,7 @@ def group_labels(spec: PoolSpec) -> dict[str, str]:
     before the device plugin advertises the GPUs; kubernetes-facts.md section 1.4)."""
     labels = dict(spec.node_labels)
     if spec.has_gpu and spec.gpu_model is not None:
-        labels[v.LABEL_AWS_ACCELERATOR] = spec.gpu_model.value
+        labels[v.LABEL_AWS_ACCELERATOR] = accelerator_label(spec.gpu_model)
     return labels
 
 
@@ -82,7 +83,7 @@ def eks_taints(spec: PoolSpec) -> list[dict[str, str]]:
     """Exactly the spec's taints (the workload contract is computed from them), EKS enum spelling."""
     out = []
     for taint in spec.node_taints:
-        item = {"key": taint.key, "effect": tables.TAINT_EFFECTS[taint.effect]}
+        item = {"key": taint.key, "effect": TAINT_EFFECTS[taint.effect]}
         if taint.value:
             item["value"] = taint.value
         out.append(item)
@@ -162,7 +163,7 @@ def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -
     resource name, so two clusters' pools of the same name can live in one stack."""
     prefix = prefix or spec.name
     labels = group_labels(spec)
-    capacity = tables.CAPACITY_TYPES[spec.capacity]
+    capacity = CAPACITY_TYPES[spec.capacity]
     template_labels = {**labels, v.LABEL_EKS_CAPACITY_TYPE: capacity}
     tags = resource_tags(spec, ctx)
     node_group = {

@@ -11,6 +11,7 @@ import re
 
 from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.context import GkeContext, zone_error
+from nodepools.clouds import gcp as gke
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.vocabulary import Cloud
@@ -64,8 +65,8 @@ def _check_accelerator(spec: PoolSpec, problems: Problems) -> None:
     model = spec.gpu_model
     if model is None:
         return  # the spec layer has already refused a GPU class without a model
-    if tables.accelerator_type(model, spec.instance_types[0]) is None:
-        allowed = ", ".join(m.value for m in tables.gke_gpu_models())
+    if gke.accelerator_type(model, spec.instance_types[0]) is None:
+        allowed = ", ".join(m.value for m in gke.gpu_models())
         loc = ("gpu", "model") if spec.gpu is not None else "instance_types"
         problems.add(loc, f"GPU model {model.value!r} is not offered on GKE (allowed: {allowed})", model.value)
 

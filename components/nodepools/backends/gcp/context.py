@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
+from nodepools.clouds.gcp import PROJECT_ID
 from nodepools.spec.errors import Problems
 
-PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 _ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].

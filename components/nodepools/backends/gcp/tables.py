@@ -2,15 +2,16 @@
 
 Everything the GCP translator needs to know about GKE's enums and about
 Compute Engine machine families lives here, so the translator itself is only
-wiring. Sources: kubernetes-facts.md section 2 (taint effects, location policy,
+wiring. The spellings the inventory reads back (taint effects, accelerator
+types) live in ``nodepools.clouds.gcp``. Sources: kubernetes-facts.md section 2 (taint effects, location policy,
 driver versions), the GKE and Compute Engine documentation cited per table.
 """
 from __future__ import annotations
 
 from enum import Enum
 
-from nodepools.spec.instances import GKE_ACCELERATOR_TYPES, GpuModel
-from nodepools.vocabulary import CapacityType, PoolClass, TaintEffect
+from nodepools.clouds.gcp import ACCELERATOR_TYPES_BY_FAMILY
+from nodepools.vocabulary import CapacityType, PoolClass
 
 
 class GpuDriverVersion(str, Enum):
@@ -21,12 +22,6 @@ class GpuDriverVersion(str, Enum):
     DEFAULT = "DEFAULT"
     LATEST = "LATEST"
 
-
-TAINT_EFFECTS: dict[TaintEffect, str] = {
-    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
-    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
-    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
-}
 
 # ANY uses unused reservations first and lowers spot preemption risk; BALANCED
 # spreads on-demand capacity evenly over zones (kubernetes-facts.md section 2).
@@ -44,12 +39,6 @@ UPGRADE_SURGE: dict[PoolClass, tuple[int, int]] = {
     PoolClass.BATCH: (1, 0),
     PoolClass.GPU_INFERENCE: (1, 0),
     PoolClass.GPU_TRAINING: (0, 1),
-}
-
-# Machine types whose accelerator has its own GKE name although our model is
-# shared (A3 Mega carries H100s with a different interconnect).
-_ACCELERATOR_BY_FAMILY: dict[tuple[str, GpuModel], str] = {
-    ("a3-megagpu", GpuModel.NVIDIA_H100): "nvidia-h100-mega-80gb",
 }
 
 # Families that boot only from Hyperdisk (Compute Engine "machine series"
@@ -90,17 +79,8 @@ def machine_family(machine_type: str) -> str:
     that sub-family is listed somewhere here, else the series."""
     series, _, rest = machine_type.partition("-")
     sub = f"{series}-{rest.partition('-')[0]}"
-    known = _HYPERDISK_ONLY_FAMILIES | {f for f, _ in _ACCELERATOR_BY_FAMILY}
+    known = _HYPERDISK_ONLY_FAMILIES | {f for f, _ in ACCELERATOR_TYPES_BY_FAMILY}
     return sub if sub in known else series
-
-
-def accelerator_type(model: GpuModel, machine_type: str) -> str | None:
-    """The GKE accelerator name for ``model`` on ``machine_type``; None when GKE offers no such GPU."""
-    return _ACCELERATOR_BY_FAMILY.get((machine_family(machine_type), model)) or GKE_ACCELERATOR_TYPES.get(model)
-
-
-def gke_gpu_models() -> list[GpuModel]:
-    return [m for m in GpuModel if m in GKE_ACCELERATOR_TYPES]
 
 
 def boot_disk_type(machine_type: str) -> str:

@@ -11,7 +11,7 @@ from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.checks import pool_problems
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.backends.gcp.register import register_node_pool
-from nodepools.backends.gcp.translate import translate
+from nodepools.backends.gcp.translate import translate_checked
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
@@ -96,8 +96,9 @@ class GkeCluster:
         pool_problems(spec, self.context).raise_if_any("GkeNodePool")
 
     def register_pool(self, spec: PoolSpec, parent: pulumi.Resource) -> RegisteredPool:
+        """Register the pool under ``parent``; ``spec`` has passed ``check_pool`` (not run again)."""
         return register_node_pool(
-            translate(spec, self.context), parent=parent, cluster=self._cluster_name, project=self.project,
+            translate_checked(spec, self.context), parent=parent, cluster=self._cluster_name, project=self.project,
             location=self.location, service_account=self.node_service_account,
             boot_disk_kms_key=self.boot_disk_kms_key,
         )

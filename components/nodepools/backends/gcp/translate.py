@@ -18,6 +18,7 @@ from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.checks import pool_problems
 from nodepools.backends.gcp.context import GkeContext
+from nodepools.clouds import gcp as gke
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.vocabulary import CapacityType
 
@@ -46,6 +47,11 @@ class NodePoolPlan:
 def translate(spec: PoolSpec, ctx: GkeContext) -> NodePoolPlan:
     """The node pool for ``spec``. Raises a ValidationError for GKE-specific problems."""
     pool_problems(spec, ctx).raise_if_any("GkeNodePool")
+    return translate_checked(spec, ctx)
+
+
+def translate_checked(spec: PoolSpec, ctx: GkeContext) -> NodePoolPlan:
+    """``translate`` for a spec that has passed GKE's pool rules (``GkeCluster.check_pool``)."""
     spot = spec.capacity is CapacityType.SPOT
     args: dict[str, Any] = {
         "name": spec.name,
@@ -117,7 +123,7 @@ def _node_config(spec: PoolSpec, ctx: GkeContext, spot: bool) -> dict[str, Any]:
         # Exactly the spec's taints: the workload contract tolerates these and no
         # others. The GPU taint is among them; GKE adds it only when the cluster
         # already has a non-GPU pool (kubernetes-facts.md section 2).
-        "taints": [{"key": t.key, "value": t.value, "effect": tables.TAINT_EFFECTS[t.effect]}
+        "taints": [{"key": t.key, "value": t.value, "effect": gke.TAINT_EFFECTS[t.effect]}
                    for t in spec.node_taints],
         "resource_labels": {
             **ctx.resource_labels,
@@ -144,7 +150,7 @@ def _node_config(spec: PoolSpec, ctx: GkeContext, spot: bool) -> dict[str, Any]:
 def _accelerator(spec: PoolSpec) -> str | None:
     if not spec.has_gpu or spec.gpu_model is None:
         return None
-    return tables.accelerator_type(spec.gpu_model, spec.instance_types[0])
+    return gke.accelerator_type(spec.gpu_model, spec.instance_types[0])
 
 
 def _node_locations(spec: PoolSpec, ctx: GkeContext) -> list[str]:

@@ -9,6 +9,7 @@ in one ``StackConfigError`` whose lines name the config path, e.g.
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Callable, Mapping
 
 import pulumi
@@ -16,7 +17,8 @@ from pydantic import Field, ValidationError, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
-from nodepools.components.platform import Platform, PlatformArgs
+from nodepools.components.platform import PlatformArgs
+from nodepools.components.validated import ValidatedPlatform, validate_platform
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
@@ -52,7 +54,7 @@ class StackConfig(StrictModel):
     @model_validator(mode="after")
     def _check(self) -> "StackConfig":
         problems = Problems()
-        absorb(problems, lambda: ClusterPools(cloud=self.cluster.cloud, pools=self.pools))
+        absorb(problems, lambda: self.cluster_pools)
         if self.layout is Layout.FLAT and (why := flat_layout_problem(self.pools)):
             problems.add("layout", why, self.layout.value)
         if self.guardrails.kubernetes_version != self.cluster.kubernetes_version:
@@ -79,10 +81,17 @@ class StackConfig(StrictModel):
                 data = {**data, "guardrails": {**guardrails, "kubernetes_version": version}}
         return data
 
-    @property
+    # Built once, during validation (cached: the config is frozen), and handed to the
+    # Platform as they are, so their rules never run twice.
+    @cached_property
     def platform_args(self) -> PlatformArgs:
         """What the Platform component takes (pools, guardrails, the cluster's region where it has one)."""
         return platform_args(self.pools, self.guardrails, getattr(self.cluster, "region", None))
+
+    @cached_property
+    def cluster_pools(self) -> ClusterPools:
+        """The pools as one cluster's set (names unique, one cloud, one default pool)."""
+        return ClusterPools(cloud=self.cluster.cloud, pools=self.pools)
 
     @property
     def cloud(self) -> Cloud:
@@ -136,18 +145,20 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
         raise StackConfigError(_describe(err), err) from None
 
 
-def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget]) -> ClusterTarget:
+def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget]) -> ValidatedPlatform:
     """Build the cluster's pool target from config alone (``make_target`` must
     register nothing) and check every pool against that cloud's rules, so a pool
-    the cloud refuses stops the stack before its cluster registers."""
+    the cloud refuses stops the stack before its cluster registers. The result is
+    what ``Platform`` takes without checking again, on the real target of that cloud."""
     problems = Problems()
     target = absorb(problems, make_target, ("cluster",))
+    validated = None
     if target is not None:
         # Everything the Platform would refuse (the cloud's pool rules, the pool set,
         # the add-ons' needs) is refused here, before the cluster and provider register.
-        absorb(problems, lambda: Platform.validate(target, config.platform_args), ())
+        validated = absorb(problems, lambda: validate_platform(target, config.platform_args, config.cluster_pools))
     try:
         problems.raise_if_any("StackConfig")
     except ValidationError as err:
         raise StackConfigError(_describe(err), err) from None
-    return target
+    return validated

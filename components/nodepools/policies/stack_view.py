@@ -5,7 +5,7 @@ resolved class, namespaces and what lives in them, and the placement analysis
 Links that are unknown during preview are followed through the engine's
 dependency graph: a resource whose ``metadata`` depends on a Namespace of the
 stack lives in that namespace; pools and workloads belong to clusters as the
-placement analysis decides (``nodepools.placement.stack``).
+placement analysis decides (``nodepools.placement.resources``).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
 from nodepools.placement import PlacementReport, analyze
-from nodepools.placement.stack import Stack, read_stack
+from nodepools.placement.resources import Stack, read_stack
 from nodepools.policies.base import Res
 from nodepools import vocabulary as v
 

@@ -8,7 +8,6 @@ removed: every pool comes from the stack's config. No data source is read.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pulumi
@@ -16,32 +15,9 @@ import pulumi_gcp as gcp
 
 from nodepools.backends.gcp import GkeCluster
 from nodepools.backends.gcp.context import GkeContext
+from nodepools.backends.gcp.kubeconfig import kubeconfig, workload_pool
 from nodepools.config.cluster import GkeClusterConfig
 from nodepools.config.connection import ClusterConnection, kubernetes_provider
-
-EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
-AUTH_PLUGIN = "gke-gcloud-auth-plugin"
-
-
-def kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
-    """A kubeconfig (JSON) that authenticates through ``gke-gcloud-auth-plugin``: it holds no secret."""
-    return json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": cluster_name,
-        "clusters": [{"name": cluster_name, "cluster": {
-            "server": endpoint if endpoint.startswith("https://") else f"https://{endpoint}",
-            "certificate-authority-data": ca_data}}],
-        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
-        "users": [{"name": cluster_name, "user": {"exec": {
-            "apiVersion": EXEC_API_VERSION, "command": AUTH_PLUGIN, "provideClusterInfo": True,
-            "interactiveMode": "Never",
-            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
-        }}}],
-    }, sort_keys=True)
-
-
-def workload_pool(project: str) -> str:
-    return f"{project}.svc.id.goog"
-
 
 def gke_cluster(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None) -> ClusterConnection:
     """Create (``mode: create``) or attach to (``mode: attach``) the cluster ``config`` describes."""

@@ -1,0 +1,78 @@
+"""The guardrail arguments other languages send: ``GuardrailsSpec`` as plain, annotated types.
+
+Same conventions as ``pool_args``: field names equal the spec's, enum values are
+strings validated by the spec itself, every field documented for the schema.
+"""
+from typing import TypedDict
+
+from typing_extensions import NotRequired
+
+
+class ChartVersions(TypedDict):
+    """Pinned add-on versions: exact MAJOR.MINOR.PATCH chart versions."""
+
+    nvidia_device_plugin: NotRequired[str]
+    """NVIDIA device plugin chart version. Default: 0.20.0."""
+    cluster_autoscaler: NotRequired[str]
+    """cluster-autoscaler chart version. Default: 9.59.0."""
+    cluster_autoscaler_image: NotRequired[str]
+    """cluster-autoscaler image tag vMAJOR.MINOR.PATCH. Default: the release of the cluster's Kubernetes minor."""
+    kueue: NotRequired[str]
+    """Kueue chart version. Default: 0.19.2."""
+
+
+class LimitRange(TypedDict):
+    """Container defaults in the batch and gpu-training namespaces; requests must not exceed limits."""
+
+    default_request_cpu_millicores: NotRequired[int]
+    """Default CPU request in millicores, at least 1. Default: 250."""
+    default_request_memory_mib: NotRequired[int]
+    """Default memory request in MiB, at least 1. Default: 256."""
+    default_limit_cpu_millicores: NotRequired[int]
+    """Default CPU limit in millicores, at least 1. Default: 1000."""
+    default_limit_memory_mib: NotRequired[int]
+    """Default memory limit in MiB, at least 1. Default: 1024."""
+
+
+class Alerts(TypedDict):
+    """The CPU throttling / CPU steal PrometheusRule (needs the prometheus-operator CRDs)."""
+
+    enabled: NotRequired[bool]
+    """Register the rule. Default: true."""
+    namespace: NotRequired[str]
+    """The rule's namespace. Default: the resident class's namespace."""
+    rule_labels: NotRequired[dict[str, str]]
+    """Labels added to the rule so a Prometheus ruleSelector picks it up. Default: none."""
+    cpu_throttling_ratio: NotRequired[float]
+    """Fire when a container is throttled in more than this share of its CFS periods (0 to 1, exclusive).
+    Default: 0.25."""
+    cpu_steal_ratio: NotRequired[float]
+    """Fire when a node's steal is more than this share of its CPU time (0 to 1, exclusive). Default: 0.10."""
+    for_minutes: NotRequired[int]
+    """How long the condition must hold, 1 to 1440 minutes. Default: 15."""
+
+
+class Guardrails(TypedDict):
+    """In-cluster guardrails of one cluster; quotas, GPU counts, Kueue flavors and tolerations are derived
+    from the pools."""
+
+    namespaces: NotRequired[dict[str, str]]
+    """Namespace per workload class (keys: resident, batch, gpu-inference, gpu-training). Default: services,
+    batch, inference, training."""
+    batch_quota_share: NotRequired[float]
+    """The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity,
+    0.40 to 0.60. Default: 0.5."""
+    kubernetes_version: NotRequired[str]
+    """The cluster's Kubernetes minor, one of 1.32, 1.33, 1.34, 1.35, 1.36. Default: 1.33."""
+    kueue: NotRequired[str]
+    """One of auto (install Kueue when there is a gpu-training pool), on, off. Default: auto."""
+    kueue_pods_ready_timeout_minutes: NotRequired[int]
+    """Kueue's waitForPodsReady timeout, 1 to 1440 minutes. Default: 20."""
+    alerts: NotRequired[Alerts]
+    """The throttling alerts. Default: enabled with the defaults."""
+    quota_priority_class_scopes: NotRequired[bool]
+    """Add a quota per namespace admitting only pods of the namespace's own PriorityClass. Default: false."""
+    limit_range: NotRequired[LimitRange]
+    """Container defaults. Default: as documented on LimitRange."""
+    charts: NotRequired[ChartVersions]
+    """Pinned add-on versions. Default: as documented on ChartVersions."""

@@ -1,0 +1,86 @@
+"""The pool arguments other languages send: ``PoolSpec`` as plain, annotated types.
+
+No ``from __future__ import annotations`` here or in any module of this package:
+``pulumi.provider.experimental``'s analyser reads the annotations as objects
+(``inspect.get_annotations`` without evaluation) and the field docstrings from
+the source, which become the schema's descriptions. Values a ``PoolSpec`` takes
+as enums are plain strings, so a bad value fails in ``PoolSpec`` with the Python
+API's own message rather than in the SDK's enum check. Field names equal
+``PoolSpec``'s, so the arguments convert by name (``nodepools.multilang.convert``).
+"""
+from typing import TypedDict
+
+from typing_extensions import NotRequired
+
+
+class Taint(TypedDict):
+    """A node taint in Kubernetes spelling."""
+
+    key: str
+    """The taint's key, e.g. `example.com/team`."""
+    value: NotRequired[str]
+    """The taint's value. Default: empty."""
+    effect: NotRequired[str]
+    """One of NoSchedule, PreferNoSchedule, NoExecute. Default: NoSchedule."""
+
+
+class Gpu(TypedDict):
+    """The GPU of every node of a pool; derived from the instance table when omitted."""
+
+    model: str
+    """One of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb, nvidia-h100."""
+    count_per_node: int
+    """GPUs per node, 1 to 16."""
+
+
+class CustomCapacity(TypedDict):
+    """Per-node capacity of an instance type that is not in the instance table."""
+
+    vcpu: int
+    """vCPUs per node, 1 to 1024."""
+    memory_gib: float
+    """Memory per node in GiB, above 0 and at most 32768."""
+    architecture: NotRequired[str]
+    """One of x86_64, arm64. Default: x86_64."""
+    gpu_count: NotRequired[int]
+    """GPUs per node, 0 to 16. Default: 0."""
+    gpu_model: NotRequired[str]
+    """The GPU model, one of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb,
+    nvidia-h100. Default: none."""
+
+
+class Pool(TypedDict):
+    """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
+    min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
+    (50 GiB; 200 GiB for GPU classes)."""
+
+    name: str
+    """The pool's name, unique in the cluster; it is the nodepools.io/pool node label."""
+    pool_class: str
+    """The workload class, one of resident, batch, gpu-inference, gpu-training."""
+    instance_types: list[str]
+    """1 to 20 instance (EKS) or machine (GKE) types of the same shape."""
+    capacity: NotRequired[str]
+    """One of on-demand, spot. Default: the class preset's (spot for gpu-training, else on-demand)."""
+    min_nodes: NotRequired[int]
+    """Fewest nodes, 0 to 1000. Default: the class preset's."""
+    max_nodes: NotRequired[int]
+    """Most nodes, 1 to 1000. Default: the class preset's."""
+    gpu: NotRequired[Gpu]
+    """The nodes' GPU. Default: derived from the instance types."""
+    disk_size_gib: NotRequired[int]
+    """Root disk size in GiB, 20 to 16384. Default: 50 (200 for GPU classes)."""
+    zones: NotRequired[list[str]]
+    """Zones for the nodes. Default: the cluster's."""
+    subnet_ids: NotRequired[list[str]]
+    """Subnet IDs for the nodes (EKS). Default: the cluster's subnetIds."""
+    labels: NotRequired[dict[str, str]]
+    """Extra node labels; the contract labels (nodepools.io/*) are always set. Default: none."""
+    taints: NotRequired[list[Taint]]
+    """Extra node taints, after the class and GPU taints. Default: none."""
+    dedicated: NotRequired[bool]
+    """Add the class taint to a resident pool (other classes always carry it). Default: false."""
+    placement: NotRequired[str]
+    """One of spread, compact. Default: spread."""
+    custom_capacity: NotRequired[dict[str, CustomCapacity]]
+    """Capacity of instance types missing from the instance table, by type name. Default: none."""

@@ -1,0 +1,108 @@
+"""Data flows one way: every import in the package goes to its own package or to a lower layer,
+and no chain of module imports comes back to where it started (docs/architecture.md, "The one rule")."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nodepools
+
+ROOT = Path(nodepools.__file__).parent
+# Lowest first. A module may import its own package and any package of a lower
+# layer; packages that share a layer never import each other.
+LAYERS: list[tuple[str, ...]] = [
+    ("nodepools", "vocabulary"),           # the root package and the one spelling of every name
+    ("spec", "offline"),                   # the cloud-neutral spec; the mock engine and Analyzer client
+    ("clouds",),                           # each cloud's spelling of the vocabulary
+    ("backends", "guardrails", "inventory"),  # spec -> provider inputs; in-cluster objects; raw resources -> views
+    ("components", "placement"),           # Pulumi components; where workloads can land
+    ("policies",),                         # the CrossGuard pack's rules
+    ("config",),                           # a stack's config -> cluster, platform
+    ("plan",),                             # the offline plan CLI
+]
+LAYER_OF = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
+# Provider SDKs stay out of everything a policy pack or a pure translation imports.
+NO_PROVIDER_SDK = ("vocabulary", "spec", "clouds", "inventory", "guardrails", "placement", "policies")
+PROVIDER_SDKS = ("pulumi_aws", "pulumi_gcp")
+
+
+def module_name(path: Path) -> str:
+    parts = ("nodepools",) + path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def imports(path: Path, at_runtime_only: bool) -> set[str]:
+    """Every module ``path`` imports; ``from pkg import mod`` counts ``pkg.mod``, not ``pkg``'s
+    ``__init__`` (a parent package is loaded first anyway, so it is no dependency)."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if at_runtime_only and isinstance(node, ast.If) and is_type_checking(node):
+            return
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            submodules = {f"{node.module}.{a.name}" for a in node.names} & set(MODULES)
+            found.update(submodules)
+            if len(submodules) < len(node.names):  # names defined by the module itself
+                found.add(node.module)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text()))
+    return found
+
+
+MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def test_every_package_has_a_layer():
+    assert {package_of(m) for m in MODULES} == set(LAYER_OF)
+
+
+def test_no_import_runs_up_or_sideways():
+    wrong = []
+    for module, path in sorted(MODULES.items()):
+        source = package_of(module)
+        for target in sorted(imports(path, at_runtime_only=False)):
+            if target.split(".")[0] != "nodepools" or package_of(target) == source:
+                continue
+            if LAYER_OF[package_of(target)] >= LAYER_OF[source]:
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def test_no_import_cycle():
+    graph = {m: {t for t in imports(p, at_runtime_only=True) if t in MODULES and t != m} for m, p in MODULES.items()}
+    cycles, done, stack = [], set(), []
+
+    def walk(module: str) -> None:
+        if module in stack:
+            cycles.append(" -> ".join(stack[stack.index(module):] + [module]))
+            return
+        if module in done:
+            return
+        stack.append(module)
+        for target in sorted(graph[module]):
+            walk(target)
+        stack.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        walk(module)
+    assert cycles == [], "\n".join(cycles)
+
+
+def test_pure_layers_import_no_provider_sdk():
+    wrong = [f"{m} imports {t}" for m, p in sorted(MODULES.items()) if package_of(m) in NO_PROVIDER_SDK
+             for t in imports(p, at_runtime_only=False) if t.split(".")[0] in PROVIDER_SDKS]
+    assert wrong == []
