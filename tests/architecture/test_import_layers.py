@@ -17,7 +17,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("backends", "guardrails", "inventory"),  # spec -> provider inputs; in-cluster objects; raw resources -> views
     ("components", "placement"),           # Pulumi components; where workloads can land
     ("policies",),                         # the CrossGuard pack's rules
-    ("config",),                           # a stack's config -> cluster, platform
+    ("config", "multilang"),               # a stack's config -> cluster, platform; other languages' args -> platform
     ("plan",),                             # the offline plan CLI
 ]
 LAYER_OF = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
