@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
 	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test test-dist bench clean
+.PHONY: plan test test-dist bench clean refresh-upstream
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,13 @@ test-dist: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py
+
+# Re-read the vendored upstream facts (chart keys, autoscaler releases and flags, CRDs)
+# from fetched git directories and rewrite them; then read `git diff`. Any subset works.
+refresh-upstream: $(STAMP)
+	$(VENV)/bin/python tools/refresh_upstream.py \
+		$(if $(AUTOSCALER_GIT),--autoscaler-git $(AUTOSCALER_GIT)) $(if $(KUEUE_GIT),--kueue-git $(KUEUE_GIT)) \
+		$(if $(NVIDIA_GIT),--nvidia-git $(NVIDIA_GIT)) $(if $(GMP_GIT),--gmp-git $(GMP_GIT))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -11,7 +11,8 @@ its structured config (``nodepools:cluster``, ``nodepools:layout``,
    existing one by name, and wires a Kubernetes provider from it;
 3. builds the platform (pools + guardrails) on that cluster;
 4. exports the cluster, the layout verdict, and per pool its class, taints,
-   labels and workload contract, for app stacks to read via StackReference.
+   labels and workload contract, for app stacks to read via StackReference;
+   and where the throttling alerts are evaluated (``alerts``).
 
 No provider data source is read, so every stack previews without credentials
 (``nodepools plan --stack <env>`` runs this file under Pulumi's mock engine).
@@ -43,3 +44,4 @@ platform = Platform(config.cluster.name, connection.target, validated, connectio
 pulumi.export("cluster", connection.outputs)
 pulumi.export("layout", verdict.as_dict())
 pulumi.export("pools", pools_outputs(platform.pools))
+pulumi.export("alerts", platform.guardrails.plan.alerts_where)

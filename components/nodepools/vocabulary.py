@@ -185,6 +185,17 @@ TYPE_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 TYPE_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 TYPE_HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 TYPE_PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
+# Google Managed Prometheus rule kinds (namespaced, cluster-wide, project-wide).
+TYPE_GMP_RULES_PREFIX = "kubernetes:monitoring.googleapis.com/v1:"
+TYPE_GMP_CLUSTER_RULES = "kubernetes:monitoring.googleapis.com/v1:ClusterRules"
+GMP_RULE_KINDS = ("Rules", "ClusterRules", "GlobalRules")
+TYPE_CLOUDWATCH_METRIC_ALARM = "aws:cloudwatch/metricAlarm:MetricAlarm"
+# Tag on nodepools' CloudWatch alarms naming the signal (cpu-throttling, cpu-steal): their
+# query embeds the cluster's name, unknown in a preview that creates the cluster, and the
+# throttling-monitoring policy reads this tag then.
+TAG_ALERT = "nodepools.io/alert"
+# Replaced by the cluster's name in a CloudWatch alarm's name and query at registration.
+ALARM_CLUSTER_PLACEHOLDER = "$CLUSTER"
 TYPE_KUEUE_RESOURCE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
 TYPE_KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 TYPE_KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"

@@ -122,7 +122,7 @@ def test_irsa_role_for_cluster_autoscaler():
         {"Sid": "Discover", "Effect": "Allow", "Resource": "*", "Action": [
             "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
             "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
-            "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
+            "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
             "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements",
             "eks:DescribeNodegroup"]},
         {"Sid": "ScaleOwnGroups", "Effect": "Allow", "Resource": "*",

@@ -35,6 +35,7 @@ class FakeCluster:
         self._name = name
         self.region = region
         self.identity_calls: list[tuple[str, str]] = []
+        self.alarm_calls: list[list[dict[str, Any]]] = []
 
     @property
     def cluster_name(self) -> pulumi.Input[str]:
@@ -53,6 +54,9 @@ class FakeCluster:
 
     def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
         pass
+
+    def register_alarms(self, alarms: list[dict[str, Any]], parent: pulumi.Resource) -> None:
+        self.alarm_calls.append(alarms)
 
     def register_cluster_autoscaler_identity(self, namespace: str, service_account: str,
                                              parent: pulumi.Resource) -> pulumi.Output[str] | None:
@@ -149,7 +153,8 @@ def guardrails_run():
         def program():
             provider = k8s.Provider("k8s", kubeconfig="fake")
             Guardrails("g", ClusterPools(cloud=cloud, pools=pools), spec or GuardrailsSpec(), cloud, "demo",
-                       provider, **{"region": "us-west-2", "autoscaler_role_arn": FAKE_ROLE_ARN, **kw})
+                       provider, **{"region": "us-west-2", "autoscaler_role_arn": FAKE_ROLE_ARN,
+                                    "register_alarms": lambda alarms, parent: None, **kw})
         return run_program(program)
     return run
 

@@ -87,14 +87,14 @@ def test_cluster_autoscaler_flags_identity_and_placement(aws_pools, fake_cluster
         "cluster-autoscaler", "9.59.0", {"repo": "https://kubernetes.github.io/autoscaler"}, "kube-system")
     values = ca["values"]
     assert values["extraArgs"] == {
-        "expendable-pods-priority-cutoff": "-10", "scale-down-enabled": "true", "scale-down-unneeded-time": "10m",
+        "expendable-pods-priority-cutoff": "-10", "scale-down-unneeded-time": "10m",
         "scale-down-delay-after-add": "10m", "scale-down-utilization-threshold": "0.5",
         "scale-down-gpu-utilization-threshold": "0.5", "ignore-daemonsets-utilization": "true",
         "skip-nodes-with-local-storage": "false", "max-node-provision-time": "20m", "expander": "least-waste"}
     assert int(values["extraArgs"]["expendable-pods-priority-cutoff"]) == v.AUTOSCALER_PRIORITY_CUTOFF
     assert values["autoDiscovery"] == {"clusterName": "demo", "tags": [
         "k8s.io/cluster-autoscaler/enabled", "k8s.io/cluster-autoscaler/{{ .Values.autoDiscovery.clusterName }}"]}
-    assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.33.5"})
+    assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.33.6"})
     assert values["rbac"] == {"serviceAccount": {"create": True, "name": "cluster-autoscaler",
                                                  "annotations": {"eks.amazonaws.com/role-arn": fake_cluster.ROLE_ARN}}}
     # On the system pool (the untainted resident pool), so nothing to tolerate.
@@ -113,7 +113,8 @@ def test_autoscaler_on_a_dedicated_resident_pool_tolerates_its_taint(aws_pools, 
 
 
 def test_every_object_matches_its_schema(aws_pools, to_object, validate_builtin, validate_crd, guardrails_run):
-    spec = GuardrailsSpec(quota_priority_class_scopes=True, kubernetes_version="1.35")
+    spec = GuardrailsSpec(quota_priority_class_scopes=True, kubernetes_version="1.35", alerts={
+        "backend": "prometheus-operator", "namespace": "monitoring", "rule_labels": {"release": "kps"}})
     run = guardrails_run(aws_pools, spec=spec)
     builtin = [to_object(r) for t in BUILTIN for r in run.of_type(t)]
     custom = [to_object(r) for t in CUSTOM for r in run.of_type(t)]
@@ -187,4 +188,8 @@ def test_missing_region_on_eks_registers_nothing(aws_pools):
     assert rejected(lambda: Guardrails("g", ClusterPools(cloud=Cloud.AWS, pools=aws_pools), GuardrailsSpec(),
                                        Cloud.AWS, "demo", None)) == [
         "region: cluster-autoscaler on aws needs the cluster's region (its chart otherwise defaults to us-east-1 "
-        "and would find no node groups)"]
+        "and would find no node groups)",
+        # Standalone, the Kubernetes-only component cannot create the default backend's CloudWatch alarms.
+        "spec.alerts.backend: alert backend 'cloudwatch' (the default on aws) creates CloudWatch alarms, which need "
+        "register_alarms (Platform passes its EksCluster's); without one choose backend 'prometheus-operator' or "
+        "set alerts.enabled false"]

@@ -30,7 +30,7 @@ def test_defaults_are_the_documented_ones():
     assert (spec.batch_quota_share, spec.kubernetes_version, spec.kueue.value) == (0.5, "1.33", "auto")
     assert spec.charts.model_dump() == {"nvidia_device_plugin": "0.20.0", "cluster_autoscaler": "9.59.0",
                                         "cluster_autoscaler_image": None, "kueue": "0.19.2", "karpenter": "1.14.1"}
-    assert spec.autoscaler_image == "v1.33.5"  # the autoscaler release of the cluster's minor
+    assert spec.autoscaler_image == "v1.33.6"  # the autoscaler release of the cluster's minor
 
 
 def test_namespace_overrides_keep_the_other_defaults():
@@ -116,8 +116,9 @@ def test_batch_namespace_without_batch_pool_and_unused_gpu_defaults_are_fine():
     check_guardrails(GuardrailsSpec(kueue="off"), [RESIDENT, TRAIN])
 
 
-@pytest.mark.parametrize("version, image", [("1.32", "v1.32.5"), ("1.33", "v1.33.5"), ("1.34", "v1.34.4"),
-                                            ("1.35", "v1.35.1")])
+# The newest patch of each minor at kubernetes/autoscaler's tags (upstream/autoscaler_releases.json).
+@pytest.mark.parametrize("version, image", [("1.32", "v1.32.7"), ("1.33", "v1.33.6"), ("1.34", "v1.34.5"),
+                                            ("1.35", "v1.35.2"), ("1.36", "v1.36.1")])
 def test_the_autoscaler_image_follows_the_clusters_kubernetes_minor(version, image):
     assert GuardrailsSpec(kubernetes_version=version).autoscaler_image == image
     pinned = GuardrailsSpec(kubernetes_version=version, charts={"cluster_autoscaler_image": "v1.35.0"})

@@ -57,7 +57,8 @@ def test_kueue_objects_wait_for_the_kueue_release(aws_pools, guardrails_run):
     assert all(queue_urns & set(r.dependencies) for r in run.of_type(v.TYPE_KUEUE_LOCAL_QUEUE))
 
 def test_throttling_alerts_watch_cfs_throttling_and_steal(aws_pools, to_object, guardrails_run, objects):
-    spec = GuardrailsSpec(alerts={"namespace": "monitoring", "rule_labels": {"release": "kube-prometheus-stack"}})
+    spec = GuardrailsSpec(alerts={"backend": "prometheus-operator", "namespace": "monitoring",
+                                  "rule_labels": {"release": "kube-prometheus-stack"}})
     (rule,) = objects(guardrails_run(aws_pools, spec=spec), v.TYPE_PROMETHEUS_RULE, to_object).values()
     assert rule["metadata"] == {"name": "nodepools-cpu-contention", "namespace": "monitoring",
                                 "labels": {"release": "kube-prometheus-stack"}}

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from nodepools.backends.aws import EksCluster
 from nodepools.backends.gcp import GkeCluster
 from nodepools.components.platform import Platform, PlatformArgs
+from nodepools.guardrails import spec as spec_module
 from nodepools.offline.engine import Run, run_program, run_program_capture
 from nodepools.spec import describe
 from nodepools import vocabulary as v
@@ -141,17 +142,29 @@ def test_an_identity_the_target_refuses_stops_before_anything_registers(aws_pool
     assert [r.type for r in run.resources] == ["pulumi:providers:kubernetes"]
 
 
-def test_eks_on_a_kubernetes_version_without_a_known_autoscaler_release_needs_an_explicit_image(aws_pools):
-    cluster = EksCluster("prod", ["subnet-a"], node_security_group_ids=["sg-0123456789abcdef0"],
-                         oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/X",
-                         oidc_issuer_url="https://oidc.eks.us-west-2.amazonaws.com/id/X")
+def test_eks_on_kubernetes_1_36_gets_the_newest_1_36_autoscaler(aws_pools):
+    run = run_program(platform_program(_eks(), {"pools": aws_pools, "region": "us-west-2",
+                                                "guardrails": {"kubernetes_version": "1.36"}}))
+    assert ca_values(run)["image"] == {"tag": "v1.36.1"}
+
+
+def test_eks_on_a_kubernetes_version_without_a_known_autoscaler_release_needs_an_explicit_image(aws_pools,
+                                                                                             monkeypatch):
+    # A supported minor the vendored release table lacks (a refresh that dropped it).
+    monkeypatch.delitem(spec_module.AUTOSCALER_IMAGE_BY_KUBERNETES, "1.36")
     args = {"pools": aws_pools, "region": "us-west-2", "guardrails": {"kubernetes_version": "1.36"}}
-    assert rejected(platform_program(cluster, args)) == [
+    assert rejected(platform_program(_eks(), args)) == [
         "guardrails.charts.cluster_autoscaler_image: no cluster-autoscaler release is known for Kubernetes 1.36 "
         "(known: 1.32, 1.33, 1.34, 1.35); set the image tag of the autoscaler release for 1.36 (v1.36.PATCH)"]
     pinned = {**args, "guardrails": {"kubernetes_version": "1.36", "charts": {"cluster_autoscaler_image": "v1.36.0"}}}
-    run = run_program(platform_program(cluster, pinned))
+    run = run_program(platform_program(_eks(), pinned))
     assert ca_values(run)["image"] == {"tag": "v1.36.0"}
+
+
+def _eks() -> EksCluster:
+    return EksCluster("prod", ["subnet-a"], node_security_group_ids=["sg-0123456789abcdef0"],
+                      oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/X",
+                      oidc_issuer_url="https://oidc.eks.us-west-2.amazonaws.com/id/X")
 
 
 def test_gke_needs_no_autoscaler_image_on_any_version(gcp_pools):

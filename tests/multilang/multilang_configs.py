@@ -20,7 +20,8 @@ EKS_WIRE = {
          "diskSizeGib": 500.0},
     ],
     "guardrails": {"batchQuotaShare": 0.45, "kubernetesVersion": "1.34", "namespaces": {"gpu-training": "ml"},
-                   "alerts": {"ruleLabels": {"release": "kube-prometheus"}, "forMinutes": 10.0},
+                   "alerts": {"backend": "prometheus-operator", "namespace": "monitoring",
+                              "ruleLabels": {"release": "kube-prometheus"}, "forMinutes": 10.0},
                    "limitRange": {"defaultLimitMemoryMib": 2048.0}},
 }
 # The same config as the Python API spells it.
@@ -33,7 +34,8 @@ EKS_POOLS = [
      "disk_size_gib": 500},
 ]
 EKS_GUARDRAILS = {"batch_quota_share": 0.45, "kubernetes_version": "1.34", "namespaces": {"gpu-training": "ml"},
-                  "alerts": {"rule_labels": {"release": "kube-prometheus"}, "for_minutes": 10},
+                  "alerts": {"backend": "prometheus-operator", "namespace": "monitoring",
+                             "rule_labels": {"release": "kube-prometheus"}, "for_minutes": 10},
                   "limit_range": {"default_limit_memory_mib": 2048}}
 
 GKE_WIRE = {

@@ -117,9 +117,8 @@ CASES = {
                             "pools[0].minNode", "unknown field (allowed: name, poolClass, instanceTypes, capacity"),
     "misspelt guardrail field": (
         "EksPlatform", guardrail_edit(["alerts", "forMinute"], 5.0),
-        eks_python(guardrails={**EKS_GUARDRAILS, "alerts": {"rule_labels": {"release": "kube-prometheus"},
-                                                            "for_minutes": 10, "for_minute": 5}}),
-        "guardrails.alerts.forMinute", "ruleLabels, cpuThrottlingRatio, cpuStealRatio, forMinutes)"),
+        eks_python(guardrails={**EKS_GUARDRAILS, "alerts": {**EKS_GUARDRAILS["alerts"], "for_minute": 5}}),
+        "guardrails.alerts.forMinute", "ruleLabels, alarmActions, cpuThrottlingRatio, cpuStealRatio, forMinutes)"),
     "zone outside the region": ("GkePlatform", pool_edit(1, zones=["europe-west4-a"]),
                                 gke_python(pools=patched(GKE_POOLS, lambda p: p[1].update(zones=["europe-west4-a"]))),
                                 "pools[1].zones[0]", None),

@@ -123,3 +123,15 @@ def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config):
     assert ("no-blanket-tolerations", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found
     assert ("resident-off-spot", "mandatory", "kubernetes:apps/v1:Deployment anywhere") in found
     assert plan["placement"]["flagged"] == ["anywhere"]
+
+
+def test_the_plan_says_where_the_throttling_alerts_are_evaluated(capsys):
+    _, plan = plan_json(capsys, "--stack", "gcp-dev", "--no-policy")
+    assert plan["alerts"].startswith("Google Managed Prometheus (the cloud's managed backend: alerts.backend unset): "
+                                     "ClusterRules evaluated by GKE's managed rule evaluator")
+    assert plan["counts"]["kubernetes:monitoring.googleapis.com/v1:ClusterRules"] == 1
+    assert main(["plan", "--stack", "aws-dev", "--no-policy"]) == 0
+    out = capsys.readouterr().out
+    assert "\nAlerts: CloudWatch (the cloud's managed backend: alerts.backend unset): two PromQL alarms with no " \
+           "alarm actions (set alerts.alarm_actions to be notified)" in out
+    assert "     2  aws:cloudwatch/metricAlarm:MetricAlarm\n" in out

@@ -8,13 +8,15 @@ Everything is validated before ``super().__init__``, so bad input registers noth
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from nodepools.guardrails.addon_modes import addon_mode_problems, installs_cluster_autoscaler
+from nodepools.guardrails import alert_delivery
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
+from nodepools.guardrails.alerts_spec import AlertBackend
 from nodepools.guardrails.checks import guardrail_problems
 from nodepools.guardrails.plan import GuardrailsPlan, guardrails_plan
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec
@@ -24,6 +26,9 @@ from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
 
 if TYPE_CHECKING:  # validated.py imports addon_problems from here
     from nodepools.components.validated import ValidatedPlatform
+
+# Registers CloudWatch alarm arguments (``GuardrailsPlan.cloudwatch_alarms``) under a parent.
+AlarmRegistrar = Callable[[list[dict[str, Any]], pulumi.Resource], Any]
 
 
 def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: Problems,
@@ -38,6 +43,7 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
     modes = spec.addons if spec is not None else GuardrailsSpec().addons
     if spec is not None:
         addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
+        alert_delivery.alert_problems(spec, cloud, problems, spec_root)
     if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
         return
     if addons.autoscaler_region_value and region is None:
@@ -50,6 +56,18 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
                      f"release for {spec.kubernetes_version} (v{spec.kubernetes_version}.PATCH)", None)
 
 
+def alarm_problems(spec: GuardrailsSpec, cloud: Cloud, register_alarms: AlarmRegistrar | None, problems: Problems,
+                   spec_root: tuple[str | int, ...] = ("spec",)) -> None:
+    """CloudWatch alarms are cloud resources this Kubernetes-only component cannot create:
+    the cloudwatch backend needs a registrar (``Platform`` passes its cluster target's)."""
+    chosen = alert_delivery.backend(spec, cloud)
+    if chosen is AlertBackend.CLOUDWATCH and chosen in alert_delivery.BACKENDS_ON[cloud] and register_alarms is None:
+        default = " (the default on aws)" if spec.alerts.backend is None else ""
+        problems.add(spec_root + ("alerts", "backend"), f"alert backend 'cloudwatch'{default} creates CloudWatch "
+                     "alarms, which need register_alarms (Platform passes its EksCluster's); without one choose "
+                     "backend 'prometheus-operator' or set alerts.enabled false", "cloudwatch")
+
+
 class Guardrails(pulumi.ComponentResource):
     """PriorityClasses, namespaces with quotas and LimitRanges, the cloud's add-ons,
     Kueue and the throttling alerts of one cluster.
@@ -59,7 +77,9 @@ class Guardrails(pulumi.ComponentResource):
     required where the cloud's autoscaler chart needs it (EKS). Outputs:
     ``namespaces`` (class -> name), ``local_queues`` (class -> queue name),
     ``releases`` (key -> Helm release), ``plan`` (the built objects). ``validated`` (from ``validate_platform``) skips the
-    checks it already covers.
+    checks it already covers. ``register_alarms`` registers the CloudWatch alarms of the
+    ``cloudwatch`` alert backend (required with it; ``EksCluster.register_alarms``);
+    ``plan.alerts_where`` says where the alerts are evaluated.
     """
 
     plan: GuardrailsPlan
@@ -67,10 +87,12 @@ class Guardrails(pulumi.ComponentResource):
     def __init__(self, resource_name: str, pools: ClusterPools, spec: GuardrailsSpec, cloud: Cloud,
                  cluster_name: pulumi.Input[str], k8s_provider: k8s.Provider,
                  autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
-                 opts: pulumi.ResourceOptions | None = None, *, validated: "ValidatedPlatform | None" = None) -> None:
+                 opts: pulumi.ResourceOptions | None = None, *, validated: "ValidatedPlatform | None" = None,
+                 register_alarms: AlarmRegistrar | None = None) -> None:
         if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
             problems = Problems()
             addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
+            alarm_problems(spec, Cloud(cloud), register_alarms, problems)
             guardrail_problems(spec, pools.pools, problems, ("spec",))
             problems.raise_if_any("Guardrails")
         plan = guardrails_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
@@ -93,6 +115,8 @@ class Guardrails(pulumi.ComponentResource):
         if plan.prometheus_rule is not None:
             ns = [self.namespace_resources[plan.alerts_class]] if plan.alerts_class else []
             self._custom("alerts-cpu-contention", plan.prometheus_rule, ns)
+        if plan.cloudwatch_alarms and register_alarms is not None:
+            register_alarms(plan.cloudwatch_alarms, self)
         self.namespaces = {c.value: o["metadata"]["name"] for c, o in plan.namespaces.items()}
         self.local_queues = {c.value: o["metadata"]["name"] for c, o in plan.local_queues}
         self.register_outputs({
@@ -100,6 +124,7 @@ class Guardrails(pulumi.ComponentResource):
             "localQueues": self.local_queues,
             "priorityClasses": {c["metadata"]["name"]: c["value"] for c in plan.priority_classes},
             "releases": {r.key: {"chart": r.chart.name, "version": r.version} for r in plan.releases},
+            "alerts": plan.alerts_where,
         })
 
     def _opts(self, depends_on: Sequence[pulumi.Resource] = ()) -> pulumi.ResourceOptions:

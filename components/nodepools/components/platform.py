@@ -96,7 +96,8 @@ class Platform(pulumi.ComponentResource):
         self.guardrails = Guardrails(
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
             k8s_provider, autoscaler_role_arn=role_arn, region=validated.region, validated=validated,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())),
+            register_alarms=getattr(cluster, "register_alarms", None))
         self.register_outputs({
             "pools": {name: pool.spec.pool_class.value for name, pool in self.pools.items()},
             "namespaces": self.guardrails.namespaces,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from nodepools.backends.base import ClusterTarget
-from nodepools.components.guardrails import addon_problems
+from nodepools.components.guardrails import addon_problems, alarm_problems
 from nodepools.guardrails import autoscaler
 from nodepools.guardrails import karpenter as karpenter_chart
 from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
@@ -82,6 +82,8 @@ def validate_platform(cluster: ClusterTarget, args: "PlatformArgs",
     if cluster_pools is not None:
         addon_problems(cluster.cloud, cluster_pools, region, problems, spec=args.guardrails,
                        spec_root=("guardrails",))
+    alarm_problems(args.guardrails, cluster.cloud, getattr(cluster, "register_alarms", None), problems,
+                   ("guardrails",))
     if cluster_pools is not None and installs_autoscaler(cluster.cloud, args, cluster_pools):
         try:
             cluster.check_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT)

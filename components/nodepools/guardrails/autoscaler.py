@@ -1,6 +1,10 @@
 """cluster-autoscaler Helm values (EKS): auto-discovery, GPU-fit scale-down, system pool.
 
-Flags (kubernetes-facts.md section 1.5 has the defaults):
+Flags (kubernetes-facts.md section 1.5 has the defaults; every name is checked
+against the flags of each supported release, vendored in ``upstream/``):
+- no ``scale-down-enabled``: true is its default, and it is deprecated in the
+  flags of 1.35 and 1.36 (kubernetes/autoscaler:
+  cluster-autoscaler/config/flags/flags.go@cluster-autoscaler-1.36.1).
 - ``expendable-pods-priority-cutoff`` is set explicitly to the cutoff our
   PriorityClasses are built against (-10), so a chart default can never drift
   below batch/training and stop them triggering scale-up.
@@ -35,7 +39,6 @@ SERVICE_ACCOUNT = "cluster-autoscaler"
 
 EXTRA_ARGS: dict[str, str] = {
     "expendable-pods-priority-cutoff": str(AUTOSCALER_PRIORITY_CUTOFF),
-    "scale-down-enabled": "true",
     "scale-down-unneeded-time": "10m",
     "scale-down-delay-after-add": "10m",
     "scale-down-utilization-threshold": "0.5",

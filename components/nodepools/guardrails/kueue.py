@@ -10,10 +10,14 @@
   Only that class's namespace may submit to it.
 - LocalQueue in the class's namespace: workloads opt in with
   ``kueue.x-k8s.io/queue-name: <local queue>``.
-- ``waitForPodsReady`` (config v1beta2: presence enables it) gives
-  all-or-nothing admission: a gang not ready within the timeout is evicted and
-  requeued. ``blockAdmission`` stays off: quotas equal pool capacity, so admitted
-  gangs cannot starve each other, and batch admission must not wait on a gang.
+- ``waitForPodsReady`` gives all-or-nothing admission: a gang not ready within
+  the timeout is evicted and requeued. At Kueue 0.19.2 it is always on: the
+  config defaulting sets it when absent, with a 30m timeout
+  (kubernetes-sigs/kueue: apis/config/v1beta2/defaults.go@v0.19.2), so the block
+  here exists to set our timeout (shorter than 30m, longer than a GPU node's
+  boot) and to state the rest. ``blockAdmission`` stays off: quotas equal pool
+  capacity, so admitted gangs cannot starve each other, and batch admission must
+  not wait on a gang.
 """
 from __future__ import annotations
 

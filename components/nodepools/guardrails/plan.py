@@ -11,7 +11,8 @@ from typing import Any
 from nodepools.guardrails import derive
 from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
-from nodepools.guardrails.alerts import prometheus_rule
+from nodepools.guardrails import alert_delivery
+from nodepools.guardrails.alerts import cloudwatch_alarms, prometheus_rule
 from nodepools.guardrails.autoscaler import autoscaler_release
 from nodepools.guardrails.device_plugin import device_plugin_release
 from nodepools.guardrails.kueue import cluster_queues, kueue_release, local_queues, resource_flavors
@@ -36,9 +37,15 @@ class GuardrailsPlan:
     resource_flavors: list[Obj] = field(default_factory=list)
     cluster_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
     local_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
+    # The in-cluster alert rules: a PrometheusRule (prometheus-operator) or a Google
+    # Managed Prometheus ClusterRules; None for CloudWatch or with alerts off.
     prometheus_rule: Obj | None = None
     # The class whose namespace the PrometheusRule lives in, when it is one of ours.
     alerts_class: PoolClass | None = None
+    # CloudWatch MetricAlarm arguments (``alerts.cloudwatch_alarms``), registered by the cluster target.
+    cloudwatch_alarms: list[Obj] = field(default_factory=list)
+    # Where the alerts are evaluated (``alert_delivery.where``), for the plan.
+    alerts_where: str = ""
 
     @property
     def releases(self) -> list[HelmRelease]:
@@ -63,8 +70,10 @@ def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: A
         plan.resource_flavors = resource_flavors(cluster)
         plan.cluster_queues = cluster_queues(spec, cluster)
         plan.local_queues = local_queues(spec, cluster)
-    plan.prometheus_rule = prometheus_rule(spec)
-    if plan.prometheus_rule is not None:
-        ns = derive.alerts_namespace(spec)
+    plan.prometheus_rule = prometheus_rule(spec, cluster.cloud)
+    plan.cloudwatch_alarms = cloudwatch_alarms(spec, cluster.cloud)
+    ns = plan.prometheus_rule["metadata"].get("namespace") if plan.prometheus_rule else None
+    if ns is not None:
         plan.alerts_class = next((c for c, o in plan.namespaces.items() if o["metadata"]["name"] == ns), None)
+    plan.alerts_where = alert_delivery.where(spec, cluster.cloud, ns)
     return plan

@@ -11,7 +11,9 @@ from enum import Enum
 
 from pydantic import Field, model_validator
 
+from nodepools.guardrails import upstream
 from nodepools.guardrails.addon_modes import AddonsSpec, kueue_mode_problem
+from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
 # Imported under this name, not assigned: type checkers (pydantic's mypy plugin) lose
 # the fields of models whose base is a variable alias.
 from nodepools.spec.model import StrictModel as _Strict
@@ -32,6 +34,8 @@ ADDON_NAMESPACE = "kube-system"
 KUEUE_NAMESPACE = "kueue-system"
 RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
 
+__all__ = ["AlertBackend", "AlertsSpec", "ChartVersions", "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
+
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
 
@@ -48,9 +52,12 @@ class KueueMode(str, Enum):
 
 # cluster-autoscaler is released per Kubernetes minor and supports that minor only
 # (kubernetes/autoscaler README, "Releases"): the image follows the cluster's version.
-# Latest patches per the autoscaler releases page as of 2026-07 (also mapped in
-# aws-ia/terraform-aws-eks-blueprints-addons #516). No 1.36 release is known here.
-AUTOSCALER_IMAGE_BY_KUBERNETES = {"1.32": "v1.32.5", "1.33": "v1.33.5", "1.34": "v1.34.4", "1.35": "v1.35.1"}
+# The newest patch of each minor, read from the release tags of kubernetes/autoscaler
+# (cluster-autoscaler-1.M.P; latest read 2026-11-30 from a mirror whose newest tags are
+# of 2026-07-22: v1.32.7, v1.33.6, v1.34.5, v1.35.2, v1.36.1) and vendored with their
+# commits in nodepools/guardrails/upstream/autoscaler_releases.json by
+# tools/refresh_upstream.py; tests fail when a supported minor has none.
+AUTOSCALER_IMAGE_BY_KUBERNETES = upstream.autoscaler_images()
 
 
 class ChartVersions(_Strict):
@@ -104,32 +111,6 @@ class LimitRangeSpec(_Strict):
         return self
 
 
-class AlertsSpec(_Strict):
-    """The CPU throttling / CPU steal PrometheusRule (needs the prometheus-operator
-    CRDs in the cluster). Defaults: enabled; in the resident class's namespace;
-    fire when a container is throttled in > 25% of its CFS periods or a node's
-    steal is > 10% of its CPU time, for 15 minutes. ``rule_labels`` are added to
-    the rule's metadata so a Prometheus ``ruleSelector`` picks it up."""
-
-    enabled: bool = True
-    namespace: str | None = None
-    rule_labels: dict[str, str] = Field(default_factory=dict)
-    cpu_throttling_ratio: float = Field(0.25, gt=0, lt=1)
-    cpu_steal_ratio: float = Field(0.10, gt=0, lt=1)
-    for_minutes: int = Field(15, ge=1, le=1440)
-
-    @model_validator(mode="after")
-    def _check(self) -> "AlertsSpec":
-        problems = Problems()
-        if self.namespace is not None and (err := dns_label_error(self.namespace)):
-            problems.add("namespace", f"namespace {err}", self.namespace)
-        for key, value in self.rule_labels.items():
-            if err := label_key_error(key) or label_value_error(value):
-                problems.add(("rule_labels", key), err, value)
-        problems.raise_if_any("AlertsSpec")
-        return self
-
-
 class GuardrailsSpec(_Strict):
     """In-cluster guardrails of one cluster.
 
@@ -143,7 +124,8 @@ class GuardrailsSpec(_Strict):
     - ``kueue`` (default ``auto``), ``kueue_pods_ready_timeout_minutes`` (default 20:
       longer than a GPU node's scale-from-zero, so a gang is not evicted while its
       nodes boot).
-    - ``alerts``: the throttling PrometheusRule (``AlertsSpec``, on by default).
+    - ``alerts``: the throttling alerts and where they are evaluated (``AlertsSpec``,
+      on by default, on the cloud's managed backend).
     - ``quota_priority_class_scopes`` (default off): add a quota per namespace that
       admits no pod whose PriorityClass is not the namespace's own class.
     - ``limit_range``, ``charts``: see ``LimitRangeSpec``, ``ChartVersions``.

@@ -61,14 +61,19 @@ class LimitRange(TypedDict):
 
 
 class Alerts(TypedDict):
-    """The CPU throttling / CPU steal PrometheusRule (needs the prometheus-operator CRDs)."""
+    """The CPU throttling / CPU steal alerts and where they are evaluated."""
 
     enabled: NotRequired[bool]
-    """Register the rule. Default: true."""
+    """Register the alerts. Default: true."""
+    backend: NotRequired[str]
+    """One of prometheus-operator, google-managed-prometheus (GKE), cloudwatch (EKS). Default: the cloud's
+    managed backend (GKE google-managed-prometheus, EKS cloudwatch)."""
     namespace: NotRequired[str]
-    """The rule's namespace. Default: the resident class's namespace."""
+    """prometheus-operator only, required there: a namespace your Prometheus's ruleNamespaceSelector selects."""
     rule_labels: NotRequired[dict[str, str]]
-    """Labels added to the rule so a Prometheus ruleSelector picks it up. Default: none."""
+    """prometheus-operator only, required there: the labels your Prometheus's ruleSelector matches."""
+    alarm_actions: NotRequired[list[str]]
+    """cloudwatch only: ARNs (e.g. SNS topics) notified when an alarm fires, at most 5. Default: none."""
     cpu_throttling_ratio: NotRequired[float]
     """Fire when a container is throttled in more than this share of its CFS periods (0 to 1, exclusive).
     Default: 0.25."""

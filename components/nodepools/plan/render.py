@@ -66,6 +66,8 @@ def render(plan: dict[str, Any]) -> str:
         out += [f"  {reason}" for reason in layout["reasons"]]
         if layout.get("warning"):
             out.append(f"  WARNING: {layout['warning']}")
+    if isinstance(plan.get("alerts"), str):
+        out += ["", f"Alerts: {plan['alerts']}"]
     if plan.get("policy"):
         out += ["", *plan["policy"]["text"]]
     if plan.get("placement"):

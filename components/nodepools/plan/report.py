@@ -127,6 +127,8 @@ def build_report(sr: StackRun) -> dict[str, Any]:
         "pools": pools_table(outputs.get("pools")),
         "layout": outputs.get("layout"),
         "cluster": outputs.get("cluster"),
+        # Where the throttling alerts are evaluated (the program's ``alerts`` output).
+        "alerts": outputs.get("alerts"),
         "notes": notes(sr, rows),
         "policy": None,
         "placement": None,

@@ -102,7 +102,8 @@ POLICIES: tuple[PolicySpec, ...] = (
        MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
        topic="pools"),
     _p("throttling-monitoring", "A stack with batch and resident pools alerts on container CPU throttling and node "
-       "CPU steal. Fix: add a PrometheusRule (or cloud alert) on both.", LOW, A, "stack",
+       "CPU steal (a PrometheusRule, Google Managed Prometheus rules or a CloudWatch alarm). "
+       "Fix: add one on both.", LOW, A, "stack",
        plat.check_throttling_monitoring, topic="gpu-plumbing"),
     _p("shared-pool-off-peak", "A batch workload reaches the resident pool only as a CronJob whose every firing, in "
        "its timeZone, lies within the off-peak window (default 00:00-06:00 UTC). Fix: select the batch pool or "

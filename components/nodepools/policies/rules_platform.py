@@ -185,7 +185,10 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
     """Queries/filters of every alert in the stack, and whether one is unknown."""
     texts, unsure = [], False
     for res in stack.resources:
-        if res.type.endswith(":PrometheusRule"):
+        # Every in-cluster Prometheus rule kind: prometheus-operator's PrometheusRule and
+        # Google Managed Prometheus's Rules / ClusterRules / GlobalRules (same spec.groups).
+        if res.type.endswith(":PrometheusRule") or any(res.type == v.TYPE_GMP_RULES_PREFIX + kind
+                                                       for kind in v.GMP_RULE_KINDS):
             groups, unsure_groups = _entries(dig(res.props, "spec", "groups"))
             rules_per_group = [_entries(g.get("rules")) for g in groups]
             unsure = unsure or unsure_groups or any(u for _, u in rules_per_group)
@@ -196,10 +199,14 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
             raw = [dig(c, kind, field) for c in conditions for kind, field in (
                 ("conditionThreshold", "filter"), ("conditionPrometheusQueryLanguage", "query"),
                 ("conditionMonitoringQueryLanguage", "query"))]
-        elif res.type == "aws:cloudwatch/metricAlarm:MetricAlarm":
+        elif res.type == v.TYPE_CLOUDWATCH_METRIC_ALARM:
             queries, unsure_queries = _entries(res.props.get("metricQueries"))
             unsure = unsure or unsure_queries
-            raw = [res.props.get("metricName")] + [q.get("expression") for q in queries]
+            # A PromQL alarm (evaluationCriteria) carries its query instead of a metric.
+            promql = dig(res.props, "evaluationCriteria", "promqlCriteria", "query")
+            if is_unknown(promql) and isinstance(marker := dig(res.props, "tags", v.TAG_ALERT), str):
+                promql = marker  # nodepools' own alarm: its query waits on the cluster's name
+            raw = [res.props.get("metricName"), promql] + [q.get("expression") for q in queries]
         else:
             continue
         unsure = unsure or any(is_unknown(x) for x in raw)
@@ -223,6 +230,8 @@ def check_throttling_monitoring(stack: StackView, settings: Settings) -> Iterato
         yield unknown("", "stack", "alerts", why="an alert's query or a pool's class is unknown")
         return
     yield Finding("", "stack", "alerts", f"batch and resident pools share the cluster but nothing alerts on "
-                  f"{' or '.join(missing)}", "add a PrometheusRule alerting on rate(container_cpu_cfs_throttled_"
+                  f"{' or '.join(missing)}", "add a PrometheusRule, a Google Managed Prometheus Rules/ClusterRules or a "
+                  "CloudWatch PromQL alarm (nodepools' guardrails alerts, any backend) alerting on "
+                  "rate(container_cpu_cfs_throttled_"
                   "periods_total[5m]) / rate(container_cpu_cfs_periods_total[5m]) and on "
                   "rate(node_cpu_seconds_total{mode=\"steal\"}[5m])")

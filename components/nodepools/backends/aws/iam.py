@@ -15,13 +15,19 @@ POLICY_VERSION = "2012-10-17"
 STS_AUDIENCE = "sts.amazonaws.com"
 
 # kubernetes-facts.md section 1.1. Read-only calls cannot be scoped to a tag
-# (Describe* take no resource), so they stay on "*".
+# (Describe* take no resource), so they stay on "*". No autoscaling:DescribeTags:
+# the one flag that could need it, --node-group-auto-discovery=asg:tag=..., finds
+# ASGs with DescribeAutoScalingGroups and tag filters since kubernetes/autoscaler
+# 285500ed2c ("reduce auto-discovery API calls", which also dropped it from the
+# README's policy); kubernetes/autoscaler: cluster-autoscaler/cloudprovider/aws/
+# aws_wrapper.go@cluster-autoscaler-1.36.1 getAutoscalingGroupsByTags. Tests hold
+# these actions to the README's "Full Cluster Autoscaler Features Policy" of the
+# newest supported release (upstream/autoscaler_iam.json).
 AUTOSCALER_DESCRIBE_ACTIONS = (
     "autoscaling:DescribeAutoScalingGroups",
     "autoscaling:DescribeAutoScalingInstances",
     "autoscaling:DescribeLaunchConfigurations",
     "autoscaling:DescribeScalingActivities",
-    "autoscaling:DescribeTags",
     "ec2:DescribeImages",
     "ec2:DescribeInstanceTypes",
     "ec2:DescribeLaunchTemplateVersions",

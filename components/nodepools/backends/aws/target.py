@@ -1,11 +1,11 @@
 """``EksCluster``: the ClusterTarget for an existing EKS cluster (by name)."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import pulumi
 
-from nodepools.backends.aws import register, tables
+from nodepools.backends.aws import alarms, register, tables
 from nodepools.backends.aws.checks import eks_pool_problems
 from nodepools.backends.aws.karpenter import KarpenterPoolPlan, translate_karpenter_pool
 from nodepools.backends.aws.karpenter_register import (KarpenterBinding, KarpenterInfra, register_karpenter_infra,
@@ -187,3 +187,8 @@ class EksCluster:
             oidc_provider_arn=self._oidc_provider_arn, oidc_issuer_url=self._oidc_issuer_url,
             namespace=namespace, service_account=service_account, tags=dict(self._context.tags),
             parent=parent, provider=self._provider)
+
+    def register_alarms(self, alarm_args: list[dict[str, Any]], parent: pulumi.Resource) -> list[pulumi.Resource]:
+        """The CloudWatch alarms of the ``cloudwatch`` alert backend, under ``parent``."""
+        return alarms.register_alarms(alarm_args, cluster_name=self._context.cluster_name,
+                                      tags=dict(self._context.tags), parent=parent, provider=self._provider)

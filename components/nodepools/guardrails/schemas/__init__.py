@@ -17,6 +17,7 @@ FILES = (
     "monitoring.coreos.com_prometheusrules.json",
     "karpenter.sh_nodepools.json",
     "karpenter.k8s.aws_ec2nodeclasses.json",
+    "monitoring.googleapis.com_clusterrules.json",
 )
 
 

@@ -1,0 +1,43 @@
+"""Upstream facts vendored from the exact pinned releases (see README.md here).
+
+Written by ``tools/refresh_upstream.py`` from fetched upstream git repositories;
+read by the library (the autoscaler image of each Kubernetes minor) and by the
+tests (chart value keys, autoscaler flags, the upstream IAM policy), so a pin
+bump that breaks a fact fails a test instead of a cluster.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+# The prometheus-engine release whose CRDs the Google Managed Prometheus rules are
+# validated against (GoogleCloudPlatform/prometheus-engine, tag v0.17.2).
+GMP_RELEASE = "v0.17.2"
+CHARTS = ("cluster-autoscaler", "kueue", "nvidia-device-plugin")
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> dict[str, Any]:
+    """One vendored JSON file of this package, by file name."""
+    return json.loads(resources.files(__name__).joinpath(name).read_text())
+
+
+def autoscaler_images() -> dict[str, str]:
+    """Kubernetes minor -> the image tag of its newest cluster-autoscaler release."""
+    return {minor: r["image"] for minor, r in load("autoscaler_releases.json")["releases"].items()}
+
+
+def autoscaler_flags(image: str) -> dict[str, list[str]]:
+    """``{"flags": [...], "deprecated": [...]}`` of one autoscaler release (by image tag);
+    KeyError naming the vendored releases otherwise."""
+    flags = load("autoscaler_flags.json")["flags"]
+    if image not in flags:
+        raise KeyError(f"no vendored flags for cluster-autoscaler {image} (vendored: {', '.join(flags)})")
+    return flags[image]
+
+
+def chart(name: str) -> dict[str, Any]:
+    """``version``, ``app_version``, ``keys`` (the values.yaml key tree) and ``_source`` of a chart."""
+    return load(f"chart_{name}.json")

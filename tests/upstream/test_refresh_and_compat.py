@@ -1,0 +1,186 @@
+"""tools/refresh_upstream.py on a tiny synthetic upstream repository (no network), and
+the README's compatibility table against the generator."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nodepools.guardrails.upstream import compat
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tool():
+    sys.path.insert(0, str(ROOT / "tools"))
+    spec = importlib.util.spec_from_file_location("refresh_upstream", ROOT / "tools" / "refresh_upstream.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FLAGS_GO = '''var (
+\tclusterName = flag.String("cluster-name", "", "Autoscaled cluster name")
+\tscaleDownDelay = flag.Duration("scale-down-delay-after-add", 10*time.Minute,
+\t\t"How long after scale up that scale down evaluation resumes")
+\tnodeGroupAutoDiscoveryFlag = multiStringFlag(
+\t\t"node-group-auto-discovery", "One or more definition(s) of node group auto-discovery.")
+\tbypassed = pflag.StringSlice("bypassed-scheduler-names", []string{}, "Names of schedulers to bypass.")
+
+\t// Deprecated flags
+\tscaleDownEnabled = flag.Bool("scale-down-enabled", true, "[Deprecated] Should CA scale down the cluster")
+)
+
+func init() {
+\tif pflag.CommandLine.Changed("scale-down-enabled") {
+\t\tklog.Warningf("--scale-down-enabled flag is deprecated")
+\t}
+}
+'''
+README = '''# AWS
+```json
+{"Version": "2012-10-17", "Statement": [
+  {"Effect": "Allow", "Action": ["autoscaling:DescribeAutoScalingGroups", "ec2:DescribeImages"], "Resource": ["*"]},
+  {"Effect": "Allow", "Action": "autoscaling:SetDesiredCapacity", "Resource": ["*"]}]}
+```
+```json
+{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["autoscaling:DescribeTags"], "Resource": ["*"]}]}
+```
+'''
+CHART = "cluster-autoscaler/charts/cluster-autoscaler"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def _commit(repo: Path, files: dict[str, str], *tags: str) -> None:
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "c")
+    for tag in tags:
+        _git(repo, "tag", tag)
+
+
+@pytest.fixture
+def autoscaler_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "autoscaler"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    old = FLAGS_GO.replace('\tscaleDownEnabled = flag.Bool("scale-down-enabled", true, "[Deprecated] Should CA scale '
+                           'down the cluster")\n', '\tscaleDownEnabled = flag.Bool("scale-down-enabled", true, '
+                           '"Should CA scale down the cluster")\n')
+    _commit(repo, {"cluster-autoscaler/main.go": old, "cluster-autoscaler/cloudprovider/aws/README.md": README,
+                   f"{CHART}/Chart.yaml": "version: 9.59.0\nappVersion: 1.35.0\n",
+                   f"{CHART}/values.yaml": "image:\n  tag: v1\nextraArgs:\n  v: 4\nnodeSelector: {}\ntolerations: []\n",
+                   f"{CHART}/templates/deployment.yaml": "  - --cloud-provider={{ .Values.cloudProvider }}\n"
+                   "  - --node-group-auto-discovery=asg:tag=x\n"},
+            "cluster-autoscaler-1.35.0", "cluster-autoscaler-1.35.1", "cluster-autoscaler-chart-9.59.0")
+    (repo / "cluster-autoscaler/main.go").unlink()
+    _commit(repo, {"cluster-autoscaler/config/flags/flags.go": FLAGS_GO},
+            "cluster-autoscaler-1.36.0", "cluster-autoscaler-1.36.2", "cluster-autoscaler-1.37.0-rc.0")
+    return repo / ".git"
+
+
+def test_refresh_rewrites_the_vendored_autoscaler_facts_from_a_git_directory(autoscaler_repo, tmp_path):
+    tool = _tool()
+    package = tmp_path / "pkg"
+    (package / "upstream").mkdir(parents=True)
+    pins = {"minors": ["1.34", "1.35", "1.36"], "autoscaler_chart": "9.59.0"}
+    written = tool.refresh({"autoscaler": autoscaler_repo}, package=package, readme=None, pins=pins)
+    assert sorted(p.name for p in written) == ["autoscaler_flags.json", "autoscaler_iam.json",
+                                                "autoscaler_releases.json", "chart_cluster-autoscaler.json"]
+    read = {p.name: json.loads(p.read_text()) for p in written}
+    releases = read["autoscaler_releases.json"]["releases"]
+    # The highest patch per minor; a minor without a release is absent (the test on
+    # the real files then fails); release candidates never count.
+    assert {m: r["image"] for m, r in releases.items()} == {"1.35": "v1.35.1", "1.36": "v1.36.2"}
+    assert releases["1.36"]["commit"] == _git(autoscaler_repo.parent, "rev-parse", "HEAD").strip()
+    flags = read["autoscaler_flags.json"]["flags"]
+    assert flags["v1.36.2"] == {"path": "cluster-autoscaler/config/flags/flags.go", "deprecated": ["scale-down-enabled"],
+                                "flags": ["bypassed-scheduler-names", "cluster-name", "node-group-auto-discovery",
+                                          "scale-down-delay-after-add", "scale-down-enabled"]}
+    assert (flags["v1.35.1"]["path"], flags["v1.35.1"]["deprecated"]) == ("cluster-autoscaler/main.go", [])
+    # The first policy of the README, at the newest release; string actions count too.
+    assert read["autoscaler_iam.json"]["actions"] == ["autoscaling:DescribeAutoScalingGroups",
+                                                      "autoscaling:SetDesiredCapacity", "ec2:DescribeImages"]
+    assert read["autoscaler_iam.json"]["_source"]["ref"] == "cluster-autoscaler-1.36.2"
+    chart = read["chart_cluster-autoscaler.json"]
+    assert (chart["version"], chart["app_version"], chart["template_flags"]) == (
+        "9.59.0", "1.35.0", ["cloud-provider", "node-group-auto-discovery"])
+    assert chart["keys"] == {"image": {"tag": None}, "extraArgs": {"v": None}, "nodeSelector": {},
+                             "tolerations": None}
+
+
+def test_refresh_names_the_missing_chart_tag(autoscaler_repo, tmp_path):
+    tool = _tool()
+    (tmp_path / "upstream").mkdir()
+    with pytest.raises(Exception, match="cluster-autoscaler-chart-9.99.0"):
+        tool.refresh({"autoscaler": autoscaler_repo}, package=tmp_path, readme=None,
+                     pins={"minors": ["1.36"], "autoscaler_chart": "9.99.0"})
+
+
+def test_the_readme_compatibility_table_is_the_generated_one():
+    readme = (ROOT / "README.md").read_text()
+    assert compat.BEGIN in readme, "README.md has no generated compatibility table"
+    assert compat.replace_table(readme) == readme, (
+        "README.md's compatibility table is stale: run python tools/refresh_upstream.py or paste\n" + compat.table())
+
+
+def test_the_compatibility_table_lists_every_supported_minor_with_its_autoscaler_image():
+    rows = [r.split(" | ") for r in compat.table().splitlines()[2:]]
+    assert [(r[0].strip("| "), r[1]) for r in rows] == [
+        ("1.32", "v1.32.7"), ("1.33", "v1.33.6"), ("1.34", "v1.34.5"), ("1.35", "v1.35.2"), ("1.36", "v1.36.1")]
+
+
+CRD = '''apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: A widget.
+        required: [spec]
+        properties:
+          apiVersion: {type: string, description: v}
+          kind: {type: string}
+          metadata: {type: object}
+          spec:
+            type: object
+            x-kubernetes-validations: [{rule: "true"}]
+            properties:
+              size: {type: integer, minimum: 1, description: how big}
+          status: {type: object}
+  - name: v1alpha1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object}}
+'''
+
+
+def test_trim_crd_keeps_one_version_without_descriptions_cel_or_status():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import upstream_facts
+    trimmed = upstream_facts.trim_crd(CRD, "v1", "example/widgets: crd.yaml @ v1.0.0")
+    assert trimmed["metadata"] == {"name": "widgets.example.com",
+                                   "annotations": {"nodepools.io/source": "example/widgets: crd.yaml @ v1.0.0"}}
+    (version,) = trimmed["spec"]["versions"]
+    assert version["schema"]["openAPIV3Schema"] == {"type": "object", "required": ["spec"], "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+        "spec": {"type": "object", "properties": {"size": {"type": "integer", "minimum": 1}}}}}
+    with pytest.raises(ValueError, match=r"widgets.example.com has no version 'v2' \(has: v1, v1alpha1\)"):
+        upstream_facts.trim_crd(CRD, "v2", "x")

@@ -1,0 +1,177 @@
+"""Rewrite nodepools' vendored upstream facts from fetched upstream git repositories.
+
+Bumping a pin is one command plus a diff: change the pin (``ChartVersions``
+defaults, ``SUPPORTED_KUBERNETES_VERSIONS``, ``upstream.GMP_RELEASE``), fetch
+the repositories (any clone or bare mirror with tags), then
+
+    make refresh-upstream AUTOSCALER_GIT=... KUEUE_GIT=... NVIDIA_GIT=... GMP_GIT=...
+    (or: python tools/refresh_upstream.py --autoscaler-git DIR ...; env NODEPOOLS_<NAME>_GIT)
+
+and read ``git diff``: new patch releases, removed or deprecated flags, chart
+keys that moved, CRD fields that changed, and the README compatibility table.
+A repository left out is skipped; its vendored files stay as they are.
+Fetching is not done here (no network): the paths are git directories.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import upstream_facts as facts  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "components" / "nodepools" / "guardrails"
+LICENSE = "Apache-2.0"
+REPOS = {"autoscaler": "kubernetes/autoscaler", "kueue": "kubernetes-sigs/kueue",
+         "nvidia": "NVIDIA/k8s-device-plugin", "gmp": "GoogleCloudPlatform/prometheus-engine"}
+KUEUE_CRDS = ("resourceflavors", "clusterqueues", "localqueues")
+GMP_CRDS = ("clusterrules",)
+# The autoscaler's flags moved from main.go to config/flags/flags.go in 1.35.
+AUTOSCALER_FLAG_FILES = ("cluster-autoscaler/config/flags/flags.go", "cluster-autoscaler/main.go")
+
+
+class Git:
+    def __init__(self, git_dir: str | Path) -> None:
+        self.git_dir = str(git_dir)
+
+    def _run(self, *args: str) -> str:
+        return subprocess.run(["git", "--git-dir", self.git_dir, *args], check=True, capture_output=True,
+                              text=True).stdout
+
+    def tags(self) -> list[str]:
+        return self._run("tag", "--list").split()
+
+    def show(self, ref: str, path: str) -> str:
+        return self._run("show", f"{ref}:{path}")
+
+    def show_first(self, ref: str, paths: tuple[str, ...]) -> tuple[str, str]:
+        """The first of ``paths`` that exists at ``ref``, and its text."""
+        listed = set(self._run("ls-tree", "-r", "--name-only", ref, "--", *paths).split())
+        for path in paths:
+            if path in listed:
+                return path, self.show(ref, path)
+        raise FileNotFoundError(f"none of {', '.join(paths)} at {ref} in {self.git_dir}")
+
+    def commit(self, ref: str) -> str:
+        return self._run("rev-parse", f"{ref}^{{commit}}").strip()
+
+
+def _source(repo: str, path: str, ref: str, commit: str) -> dict[str, str]:
+    return {"repository": repo, "path": path, "ref": ref, "commit": commit, "license": LICENSE}
+
+
+def _pins() -> dict[str, Any]:
+    from nodepools.guardrails import upstream
+    from nodepools.guardrails.spec import ChartVersions
+    from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+    charts = ChartVersions()
+    return {"minors": list(SUPPORTED_KUBERNETES_VERSIONS), "autoscaler_chart": charts.cluster_autoscaler,
+            "kueue": charts.kueue, "nvidia": charts.nvidia_device_plugin, "gmp": upstream.GMP_RELEASE}
+
+
+def autoscaler_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
+    repo = REPOS["autoscaler"]
+    releases = facts.latest_releases(git.tags(), pins["minors"])
+    readme_path = "cluster-autoscaler/cloudprovider/aws/README.md"
+    flags = {}
+    for tag in releases.values():
+        path, source = git.show_first(tag, AUTOSCALER_FLAG_FILES)
+        flags[facts.image_tag(tag)] = {"path": path, **facts.autoscaler_flags(source)}
+    newest = releases[max(releases, key=lambda m: tuple(map(int, m.split("."))))]
+    chart_ref = f"cluster-autoscaler-chart-{pins['autoscaler_chart']}"
+    chart_dir = "cluster-autoscaler/charts/cluster-autoscaler"
+    chart = facts.chart_facts(git.show(chart_ref, f"{chart_dir}/Chart.yaml"), git.show(chart_ref, f"{chart_dir}/values.yaml"))
+    chart["template_flags"] = facts.chart_template_flags(git.show(chart_ref, f"{chart_dir}/templates/deployment.yaml"))
+    return {
+        "autoscaler_releases.json": {
+            "_source": {"repository": repo, "ref": "tags cluster-autoscaler-MAJOR.MINOR.PATCH (highest patch per "
+                        "supported minor)", "license": LICENSE},
+            "releases": {m: {"image": facts.image_tag(t), "tag": t, "commit": git.commit(t)} for m, t in releases.items()}},
+        "autoscaler_flags.json": {
+            "_source": {"repository": repo, "path": " or ".join(AUTOSCALER_FLAG_FILES),
+                        "ref": "each release of autoscaler_releases.json", "license": LICENSE},
+            "flags": flags},
+        "autoscaler_iam.json": {
+            "_source": _source(repo, readme_path + " (Full Cluster Autoscaler Features Policy)", newest,
+                               git.commit(newest)),
+            "actions": facts.iam_actions(git.show(newest, readme_path))},
+        "chart_cluster-autoscaler.json": {"_source": _source(repo, chart_dir, chart_ref, git.commit(chart_ref)), **chart},
+    }
+
+
+def kueue_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
+    ref, repo = f"v{pins['kueue']}", REPOS["kueue"]
+    commit = git.commit(ref)
+    chart = facts.chart_facts(git.show(ref, "charts/kueue/Chart.yaml"), git.show(ref, "charts/kueue/values.yaml"))
+    out: dict[str, Any] = {"chart_kueue.json": {"_source": _source(repo, "charts/kueue", ref, commit), **chart}}
+    for name in KUEUE_CRDS:
+        path = f"config/components/crd/bases/kueue.x-k8s.io_{name}.yaml"
+        out[f"schemas/kueue.x-k8s.io_{name}.json"] = facts.trim_crd(git.show(ref, path), "v1beta2",
+                                                                   f"{repo}: {path} @ {ref} ({commit})")
+    return out
+
+
+def nvidia_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
+    ref, repo, chart_dir = f"v{pins['nvidia']}", REPOS["nvidia"], "deployments/helm/nvidia-device-plugin"
+    chart = facts.chart_facts(git.show(ref, f"{chart_dir}/Chart.yaml"), git.show(ref, f"{chart_dir}/values.yaml"))
+    return {"chart_nvidia-device-plugin.json": {"_source": _source(repo, chart_dir, ref, git.commit(ref)), **chart}}
+
+
+def gmp_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
+    ref, repo = pins["gmp"], REPOS["gmp"]
+    commit = git.commit(ref)
+    out = {}
+    for name in GMP_CRDS:
+        path = f"charts/operator/crds/monitoring.googleapis.com_{name}.yaml"
+        out[f"schemas/monitoring.googleapis.com_{name}.json"] = facts.trim_crd(
+            git.show(ref, path), "v1", f"{repo}: {path} @ {ref} ({commit})")
+    return out
+
+
+READERS = {"autoscaler": autoscaler_files, "kueue": kueue_files, "nvidia": nvidia_files, "gmp": gmp_files}
+
+
+def refresh(git_dirs: dict[str, str | Path], package: Path = PACKAGE, readme: Path | None = ROOT / "README.md",
+            pins: dict[str, Any] | None = None) -> list[Path]:
+    """Rewrite the vendored files of every repository given; returns the paths written.
+    JSON goes under ``package/upstream`` (``schemas/...`` under ``package``)."""
+    pins = pins or _pins()
+    written = []
+    for name, git_dir in git_dirs.items():
+        for rel, data in READERS[name](Git(git_dir), pins).items():
+            path = package / rel if rel.startswith("schemas/") else package / "upstream" / rel
+            path.write_text(json.dumps(data, indent=1) + "\n")
+            written.append(path)
+    if readme is not None and readme.exists():
+        from nodepools.guardrails.upstream import compat
+        compat.reload()
+        text = readme.read_text()
+        new = compat.replace_table(text)
+        if new != text:
+            readme.write_text(new)
+            written.append(readme)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name in READERS:
+        parser.add_argument(f"--{name}-git", default=os.environ.get(f"NODEPOOLS_{name.upper()}_GIT") or None,
+                            help=f"git directory of {REPOS[name]} with its tags (env NODEPOOLS_{name.upper()}_GIT)")
+    args = parser.parse_args(argv)
+    dirs = {name: getattr(args, f"{name}_git") for name in READERS if getattr(args, f"{name}_git")}
+    if not dirs:
+        parser.error("give at least one --<repo>-git directory (" + ", ".join(f"--{n}-git" for n in READERS) + ")")
+    for path in refresh(dirs):
+        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Pure readers of upstream files: each takes a file's text and returns the fact nodepools vendors.
+
+``tools/refresh_upstream.py`` feeds them files read with ``git show TAG:path``
+from fetched repositories; the tests feed them synthetic text. No I/O here.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+# kubernetes/autoscaler tags one release per patch as cluster-autoscaler-MAJOR.MINOR.PATCH
+# (release candidates and charts carry suffixes / other prefixes and never match).
+_RELEASE_TAG = re.compile(r"^cluster-autoscaler-(\d+)\.(\d+)\.(\d+)$")
+# Flags are declared as flag.Bool("name", ...), pflag.StringSlice("name", ...) or
+# multiStringFlag("name", ...) in cluster-autoscaler/config/flags/flags.go.
+_FLAG = re.compile(r"\b(?:p?flag\.[A-Z]\w*|multiStringFlag)\(\s*\"([a-z0-9][a-z0-9-]*)\"")
+# A flag's declaration ends where the next statement, comment or the var block's ")" starts.
+_DECLARATION_END = re.compile(r"\n\s*(?:\w+\s*(?:=|:=)|//|\))")
+_CHART_FLAG = re.compile(r"-\s+--([a-z0-9][a-z0-9-]*)")
+_JSON_BLOCK = re.compile(r"```json\n(.*?)```", re.S)
+
+
+def latest_releases(tags: list[str], minors: list[str]) -> dict[str, str]:
+    """The highest cluster-autoscaler release tag of every minor that has one."""
+    best: dict[str, tuple[int, str]] = {}
+    for tag in tags:
+        m = _RELEASE_TAG.match(tag)
+        if not m:
+            continue
+        minor, patch = f"{m[1]}.{m[2]}", int(m[3])
+        if minor in minors and patch >= best.get(minor, (-1, ""))[0]:
+            best[minor] = (patch, tag)
+    return {minor: best[minor][1] for minor in minors if minor in best}
+
+
+def image_tag(release_tag: str) -> str:
+    """cluster-autoscaler-1.36.1 -> v1.36.1 (the registry.k8s.io image tag)."""
+    return "v" + release_tag.removeprefix("cluster-autoscaler-")
+
+
+def autoscaler_flags(go_source: str) -> dict[str, list[str]]:
+    """Flag names declared in flags.go, and those whose usage says they are deprecated."""
+    matches = list(_FLAG.finditer(go_source))
+    names, deprecated = [], []
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(go_source)
+        declaration = go_source[m.start():end]
+        if stop := _DECLARATION_END.search(declaration):
+            declaration = declaration[:stop.start()]
+        names.append(m[1])
+        if "deprecated" in declaration.lower():
+            deprecated.append(m[1])
+    return {"flags": sorted(set(names)), "deprecated": sorted(set(deprecated))}
+
+
+def value_shape(values: Any) -> Any:
+    """The key tree of a chart's values.yaml: mapping -> {key: subtree}, anything else -> None.
+    An empty mapping stays ``{}``: the chart takes any keys there (nodeSelector, affinity)."""
+    if isinstance(values, dict):
+        return {str(k): value_shape(v) for k, v in values.items()}
+    return None
+
+
+def chart_facts(chart_yaml: str, values_yaml: str) -> dict[str, Any]:
+    chart = yaml.safe_load(chart_yaml)
+    return {"version": str(chart["version"]), "app_version": str(chart.get("appVersion", "")),
+            "keys": value_shape(yaml.safe_load(values_yaml) or {})}
+
+
+def chart_template_flags(template: str) -> list[str]:
+    """Flags a chart's Deployment template passes itself (``- --name``)."""
+    return sorted(set(_CHART_FLAG.findall(template)))
+
+
+def iam_actions(readme: str) -> list[str]:
+    """Every action of the first IAM policy in the AWS provider README: the
+    "Full Cluster Autoscaler Features Policy" (auto-discovery plus dynamic instance types)."""
+    block = _JSON_BLOCK.search(readme)
+    if block is None:
+        raise ValueError("no ```json policy block in the README")
+    policy = json.loads(block[1])
+    return sorted({a for s in policy["Statement"] for a in ([s["Action"]] if isinstance(s["Action"], str)
+                                                            else s["Action"])})
+
+
+def _drop(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _drop(v) for k, v in schema.items() if k not in ("description", "x-kubernetes-validations")}
+    if isinstance(schema, list):
+        return [_drop(v) for v in schema]
+    return schema
+
+
+def trim_crd(crd_yaml: str, version: str, source: str) -> dict[str, Any]:
+    """The CRD reduced to what offline validation needs (schemas/README.md): the one
+    served version, apiVersion/kind/metadata/spec only, no descriptions, no CEL rules."""
+    crd = yaml.safe_load(crd_yaml)
+    served = [v for v in crd["spec"]["versions"] if v["name"] == version]
+    if not served:
+        raise ValueError(f"{crd['metadata']['name']} has no version {version!r} "
+                         f"(has: {', '.join(v['name'] for v in crd['spec']['versions'])})")
+    root = served[0]["schema"]["openAPIV3Schema"]
+    properties = root.get("properties", {})
+    kept = {k: _drop(properties[k]) for k in ("apiVersion", "kind", "spec") if k in properties}
+    kept["metadata"] = {"type": "object"}
+    schema = {"type": "object", "properties": {k: kept[k] for k in ("apiVersion", "kind", "metadata", "spec")
+                                               if k in kept}}
+    if "spec" in root.get("required", []):
+        schema["required"] = ["spec"]
+    names = crd["spec"]["names"]
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": crd["metadata"]["name"], "annotations": {"nodepools.io/source": source}},
+            "spec": {"group": crd["spec"]["group"], "names": {"kind": names["kind"], "plural": names["plural"]},
+                     "scope": crd["spec"]["scope"],
+                     "versions": [{"name": version, "served": True, "storage": bool(served[0].get("storage")),
+                                   "schema": {"openAPIV3Schema": schema}}]}}
