@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted(p.parent.name for p in (REPO / "examples").glob("*/Pulumi.yaml"))
+# Python examples (examples/yaml-consumer is a Pulumi YAML program).
+EXAMPLES = sorted(p.parent.name for p in (REPO / "examples").glob("*/__main__.py"))
+# Every ```python block of the README is a whole program a user may copy; excerpts shown
+# side by side with other languages are fenced ```py and are not run.
 SNIPPETS = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)
 
 # Run each program as its own Pulumi project under the user's kind of mocks; report errors as JSON.
@@ -75,12 +78,6 @@ def test_readme_snippets_and_examples_run_under_default_mode_mocks(tmp_path):
     assert len(errors) == len(SNIPPETS) + len(EXAMPLES)
 
 
-# PoolSpec's preset-filled fields (capacity, min_nodes, max_nodes, disk_size_gib) have no
-# default on the field, so a type checker calls them required: issue 11 gives them defaults
-# on the field. strict: this turns red once that lands, to drop the mark.
-PRESET_FIELDS_REQUIRED = pytest.mark.xfail(strict=True, reason="PoolSpec preset fields required to mypy (issue 11)")
-
-
 def _mypy_targets(tmp_path: Path) -> dict[str, Path]:
     # A fixed place: mypy's cache remembers each module's path, and reports the old one.
     typed = REPO / ".mypy_cache" / "user-programs"
@@ -108,11 +105,9 @@ def mypy_report(tmp_path_factory) -> dict[str, list[str]]:
 
 
 LABELS = [f"README snippet {i}" for i in range(len(SNIPPETS))] + [f"examples/{name}" for name in EXAMPLES]
-FAILING_TODAY = {"README snippet 0", "examples/existing-cluster"}
 
 
-@pytest.mark.parametrize("label", [pytest.param(label, marks=PRESET_FIELDS_REQUIRED) if label in FAILING_TODAY
-                                   else label for label in LABELS])
+@pytest.mark.parametrize("label", LABELS)
 def test_mypy_passes(mypy_report, label):
     assert mypy_report[label] == []
 

@@ -61,7 +61,7 @@ def test_the_pack_manifest_and_requirements_carry_this_version():
 
 def test_each_example_s_requirements_install_this_checkout_with_the_extra_its_imports_need():
     repo = Path(__file__).resolve().parents[2]
-    for example in sorted(p.parent for p in (repo / "examples").glob("*/Pulumi.yaml")):
+    for example in sorted(p.parent for p in (repo / "examples").glob("*/__main__.py")):  # Python examples
         [line] = [r for r in (example / "requirements.txt").read_text().splitlines() if r and not r.startswith("#")]
         path, _, extra = line.rstrip("]").partition("[")
         assert (example / path).resolve() == repo, example.name  # pip resolves it from the project directory
