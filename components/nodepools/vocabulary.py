@@ -90,6 +90,10 @@ TAINT_POOL_CLASS_KEY = LABEL_POOL_CLASS
 # repels the rest (kubernetes-facts.md section 5).
 GPU_RESOURCE = "nvidia.com/gpu"
 TAINT_GPU_KEY = GPU_RESOURCE
+# The other resource names a pod requests a GPU by (design.md section 6): the device
+# plugin's shared (time-sliced / MPS, renameByDefault) name and MIG slices, one per profile.
+GPU_SHARED_RESOURCE = "nvidia.com/gpu.shared"
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 TAINT_GPU_VALUE = "present"
 HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value)
 

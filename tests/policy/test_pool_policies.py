@@ -107,10 +107,22 @@ def test_device_plugin_missing_a_pool_taint(check):
 
 
 def test_device_plugin_without_node_selection_lands_on_the_resident_pool(check):
-    fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(affinity={}))
+    def unselective(props):
+        props["values"].update(affinity={})
+        props["namespace"] = "nvidia"
+    fx = golden().edit("nvidia-device-plugin", unselective)
     diags = check(fx)
     assert fired(diags) == {("gpu-device-plugin", fx.urn("nvidia-device-plugin"))}
-    assert "lands on non-GPU pool 'web'" in diags[0].message
+    assert [d.message.split("\n")[1] for d in diags] == [
+        "Release 'nvidia-device-plugin' in namespace 'nvidia': values.tolerations/nodeSelector/affinity: lands on "
+        "non-GPU pool 'web', where it fails to initialise. Fix: select GPU nodes only, e.g. nodeSelector "
+        "nvidia.com/gpu.present: 'true'"]
+
+
+def test_a_plugin_in_a_system_namespace_is_never_reported_as_a_workload(check):
+    """design.md section 6: the rule judges GPU pools' coverage; kube-system is out of scope."""
+    fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(affinity={}))
+    assert check(fx) == []
 
 
 def test_device_plugin_as_a_daemonset(check):

@@ -71,23 +71,26 @@ def stack_resources(args: StackValidationArgs) -> list[Res]:
 # they are equal, the policies share one view and so one placement analysis instead of
 # reading the stack once per policy (BENCHMARKS.md, "3 policy pack"). Views are never
 # mutated by rules.
-_last_view: list[StackView] = []
+_last_views: dict[tuple[str, ...], StackView] = {}
 
 
-def stack_view(resources: list[Res]) -> StackView:
-    """A ``StackView`` of ``resources``: the previous one when the resources are equal."""
-    cached = _last_view[0] if _last_view else None
-    if cached is not None and cached.resources == resources:
-        return cached
-    view = StackView(resources)
-    _last_view[:] = [view]
+def stack_view(resources: list[Res], label_sources: tuple[str, ...] = ()) -> StackView:
+    """A ``StackView`` of ``resources``: the previous one when the resources (and the
+    nodeLabelSources the placement reads) are equal."""
+    any_view = next(iter(_last_views.values()), None)
+    if any_view is None or any_view.resources != resources:
+        _last_views.clear()
+    elif label_sources in _last_views:
+        return _last_views[label_sources]
+    view = _last_views[label_sources] = StackView(resources, label_sources)
     return view
 
 
 def _stack_validate(spec: PolicySpec):
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         settings = parse_settings(spec.name, spec.config, args.get_config())
-        _report(spec.check(stack_view(stack_resources(args)), settings), settings, report_violation)
+        view = stack_view(stack_resources(args), settings.node_label_sources)
+        _report(spec.check(view, settings), settings, report_violation)
     return validate
 
 

@@ -11,7 +11,8 @@ from collections import defaultdict
 from typing import Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import container_problem, gpu_request, has_unknown_resources, node_selector
+from nodepools.inventory.gpu_requests import requests_gpu
+from nodepools.inventory.podspec import container_problem, node_selector
 from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
@@ -102,10 +103,6 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
                           ref.namespace, "whether some pool fits it depends on values unknown at preview")
 
 
-def _requests_gpu(spec: dict) -> Tri:
-    return UNKNOWN if has_unknown_resources(spec) else gpu_request(spec) > 0
-
-
 def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A workload requesting no GPU cannot land on a GPU pool (node agents excepted)."""
     verdicts = verdicts_by_workload(stack)
@@ -114,7 +111,7 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
             continue
         for template in ref.workload.templates:
             gpu = [x for x in verdicts[ref.workload.urn] if x.template.role == template.role and x.pool.is_gpu is True]
-            wants = _requests_gpu(template.spec)
+            wants = requests_gpu(template.spec)
             path = spec_path(ref.workload, template)
             reached = [x for x in gpu if definite(x)]
             if wants is False and reached:
@@ -191,10 +188,10 @@ def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[F
                       f"{settings.spot_checkpoint_max}", ref.namespace)
 
 
-def admits(spec: dict, pool: PoolView) -> Tri:
+def admits(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = ()) -> Tri:
     """The pool's taints, the pod's nodeSelector and required node affinity (size aside)."""
     taints_ok, _ = untolerated(effective_tolerations(spec, tolerations(spec)), pool.taints)
-    labels = node_labels(pool)
+    labels = node_labels(pool, label_sources)
     selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
     return and3((taints_ok, selector_matches(selector, labels)[0],
                  affinity_matches(required_node_terms(spec), labels)[0]))
@@ -204,16 +201,14 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
     """A GPU workload's tolerations and selectors admit GPU pools of one accelerator model only."""
     verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
-        if ref.workload.kind in NODE_AGENT_KINDS:
-            continue
         for template in ref.workload.templates:
-            if _requests_gpu(template.spec) is not True:
+            if requests_gpu(template.spec) is not True:
                 continue
             sure, possible, unsure = set(), set(), 0
             for verdict in verdicts[ref.workload.urn]:
                 if verdict.template.role != template.role or verdict.pool.is_gpu is False:
                     continue
-                admitted = and3((admits(template.spec, verdict.pool), verdict.same_cluster, verdict.pool.is_gpu))
+                admitted = and3((admits(template.spec, verdict.pool, stack.label_sources), verdict.same_cluster, verdict.pool.is_gpu))
                 model = verdict.pool.gpu_model
                 if admitted is False:
                     continue

@@ -49,8 +49,10 @@ class WorkloadRef:
 
 
 class StackView:
-    def __init__(self, resources: Iterable[Res]) -> None:
+    def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = ()) -> None:
         self.resources = list(resources)
+        # nodeLabelSources: label prefixes agents add to nodes at run time (design.md section 6).
+        self.label_sources = tuple(label_sources)
 
     def of_type(self, *types: str) -> list[Res]:
         return [r for r in self.resources if r.type in types]
@@ -67,7 +69,7 @@ class StackView:
 
     @cached_property
     def report(self) -> PlacementReport:
-        return analyze(self.resources)
+        return analyze(self.resources, label_sources=self.label_sources)
 
     @cached_property
     def pools(self) -> list[PoolRef]:
