@@ -49,6 +49,14 @@ def maybe(verdict: Verdict) -> bool:
     return verdict.fit is not Fit.NO and not definite(verdict)
 
 
+def undecided_values(verdicts: list[Verdict]) -> str:
+    """Which values preview could not know, per pool: the undecided verdicts' details."""
+    parts = dict.fromkeys(f"pool '{x.pool.name}': {x.detail}" if x.fit is Fit.UNKNOWN else
+                          f"pool '{x.pool.name}': its cluster is unknown until the update runs"
+                          for x in verdicts if maybe(x))
+    return "; ".join(parts) or "no pool's verdict is known"
+
+
 def pool_names(verdicts: list[Verdict]) -> str:
     return ", ".join(dict.fromkeys(f"'{x.pool.name}'" for x in verdicts))
 
@@ -99,8 +107,9 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
                           "most one node's allocatable", ref.namespace)
         elif is_unknown(summary.unschedulable) and any(x.workload.urn == ref.workload.urn
                                                       for x in stack.report.verdicts):
+            mine = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]
             yield unknown(ref.res.urn, subject(ref), spec_path(ref.workload, ref.workload.templates[0]),
-                          ref.namespace, "whether some pool fits it depends on values unknown at preview")
+                          ref.namespace, "whether some pool fits it: " + undecided_values(mine))
 
 
 def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[Finding]:
@@ -120,8 +129,9 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
                               f"keep the GPU pools' {v.TAINT_GPU_KEY} taint untolerated and do not select GPU "
                               "node labels (or request a GPU if it needs one)", ref.namespace)
             elif wants is not True and (reached or any(maybe(x) for x in gpu)):
-                yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
-                              "whether it requests a GPU or reaches a GPU pool is unknown")
+                why = ("whether it requests a GPU: its containers' resources are unknown until the update runs"
+                       if is_unknown(wants) else "whether it reaches a GPU pool: " + undecided_values(gpu))
+                yield unknown(ref.res.urn, subject(ref), path, ref.namespace, why)
 
 
 def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Finding]:
@@ -140,8 +150,14 @@ def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Fi
                           "cloud reclaims at short notice", "select on-demand capacity (nodepools.io/capacity: "
                           "on-demand) or a pool of its own class", ref.namespace)
         elif possible:
-            yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
-                          "whether it can land on a spot pool (or its class) is unknown")
+            why = ("its class: the workload-class label is unknown until the update runs"
+                   if is_unknown(ref.pool_class) else "whether it lands on a spot pool: " + "; ".join(
+                       [f"pool '{x.pool.name}': its capacity type is unknown until the update runs"
+                        for x in possible if is_unknown(x.pool.spot) and definite(x)]
+                       + [undecided_values(possible)] if any(maybe(x) for x in possible) else
+                       [f"pool '{x.pool.name}': its capacity type is unknown until the update runs"
+                        for x in possible if is_unknown(x.pool.spot)]))
+            yield unknown(ref.res.urn, subject(ref), field, ref.namespace, why)
 
 
 def _declares_spot(ref: WorkloadRef) -> Tri:
@@ -226,4 +242,6 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
                               ref.namespace)
             elif len(sure | possible) + unsure > 1:
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
-                              "which GPU pools (or models) it admits is unknown")
+                              "which GPU pools (or models) it admits: the accelerator model of "
+                              f"{unsure} pool(s) or whether it reaches {len(possible)} pool(s) is unknown "
+                              "until the update runs")
