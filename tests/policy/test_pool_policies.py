@@ -185,3 +185,20 @@ def test_throttling_alert_without_steal(check):
 def test_no_alert_needed_without_batch_pools(check):
     fx = golden().drop("cpu-contention", "jobs", "jobs-tag-0", "jobs-tag-1")
     assert ("throttling-monitoring", "") not in fired(check(fx))
+
+
+def test_the_default_pool_is_the_resident_one_never_a_gpu_pool(check):
+    """design.md section 6: an unlabelled untainted GPU node group sorted before the resident pool
+    must not be taken as the default (the resident pool was blamed)."""
+    gpu = eks_pool("a-gpu", "resident", "g6.xlarge", lo=0, hi=2)
+    gpu.properties["labels"] = {}
+    fx = golden().add(gpu)
+    diags = [d for d in check(fx) if d.policy == "pool-taints"]
+    assert [(d.urn, d.message.split("\n")[1]) for d in diags] == [(fx.urn("a-gpu"), (
+        "aws:eks/nodeGroup:NodeGroup 'a-gpu': taints: an untainted GPU pool, which is never the cluster's default "
+        "pool: any pod can land on its GPU nodes. Fix: add {key: nvidia.com/gpu, value: present, effect: "
+        "NO_SCHEDULE} to taints"))]
+    cpu = eks_pool("a-cpu", "resident", "m6i.large", lo=1, hi=2)
+    cpu.properties["labels"] = {}
+    fx = golden().add(cpu)
+    assert [d.urn for d in check(fx) if d.policy == "pool-taints"] == [fx.urn("a-cpu")]
