@@ -147,7 +147,8 @@ def test_cannot_judge_wording_names_the_value():
         UNKNOWN, f"required node affinity: {NFD} In: node label {NFD} is added at run time by an agent "
                  "(nodeLabelSources 'feature.node.kubernetes.io/')")
     assert selector_matches({"kubernetes.io/hostname": "n1"}, node_labels(gpu_pool())) == (
-        UNKNOWN, "nodeSelector kubernetes.io/hostname=n1: node label kubernetes.io/hostname is each node's own identity")
+        UNKNOWN, "nodeSelector kubernetes.io/hostname=n1: node label kubernetes.io/hostname is each node's "
+                 "own identity")
     assert affinity_matches(terms([req("kubernetes.io/hostname", "In", "n1")]), node_labels(gpu_pool())) == (
         UNKNOWN, "required node affinity: kubernetes.io/hostname In: node label kubernetes.io/hostname is each "
                  "node's own identity")

@@ -150,13 +150,11 @@ def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Fi
                           "cloud reclaims at short notice", "select on-demand capacity (nodepools.io/capacity: "
                           "on-demand) or a pool of its own class", ref.namespace)
         elif possible:
-            why = ("its class: the workload-class label is unknown until the update runs"
-                   if is_unknown(ref.pool_class) else "whether it lands on a spot pool: " + "; ".join(
-                       [f"pool '{x.pool.name}': its capacity type is unknown until the update runs"
-                        for x in possible if is_unknown(x.pool.spot) and definite(x)]
-                       + [undecided_values(possible)] if any(maybe(x) for x in possible) else
-                       [f"pool '{x.pool.name}': its capacity type is unknown until the update runs"
-                        for x in possible if is_unknown(x.pool.spot)]))
+            capacity = [f"pool '{x.pool.name}': its capacity type is unknown until the update runs"
+                        for x in possible if is_unknown(x.pool.spot) and not maybe(x)]
+            reach = [undecided_values(possible)] if any(maybe(x) for x in possible) else []
+            why = ("its class: the workload-class label is unknown until the update runs" if is_unknown(ref.pool_class)
+                   else "whether it lands on a spot pool: " + "; ".join(capacity + reach))
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace, why)
 
 
@@ -224,7 +222,8 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
             for verdict in verdicts[ref.workload.urn]:
                 if verdict.template.role != template.role or verdict.pool.is_gpu is False:
                     continue
-                admitted = and3((admits(template.spec, verdict.pool, stack.label_sources), verdict.same_cluster, verdict.pool.is_gpu))
+                admitted = and3((admits(template.spec, verdict.pool, stack.label_sources), verdict.same_cluster,
+                                 verdict.pool.is_gpu))
                 model = verdict.pool.gpu_model
                 if admitted is False:
                     continue

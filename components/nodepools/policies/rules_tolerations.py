@@ -75,6 +75,10 @@ def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Findi
                               + _agent_fix(workload.kind), workload.namespace)
 
 
+def _agent_also(kind: str) -> str:
+    return " (or to nodeAgentNamespaces)" if kind in NODE_AGENT_KINDS else ""
+
+
 def _agent_fix(kind: str) -> str:
     return (" (or, for a node agent, list its namespace in nodeAgentNamespaces in the pack config)"
             if kind in NODE_AGENT_KINDS else "")
@@ -145,8 +149,7 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
                               f"tolerates {taint_text(taint)}, which is not a taint of its own class ({own}) "
                               f"and namespace '{ref.namespace}' is not approved for it",
                               f"remove that toleration, or add '{ref.namespace}' to tolerationApprovals"
-                              f"['{taint['key']}={taint['value']}']" + (" (or to nodeAgentNamespaces)" if ref.workload.kind
-                                                                       in NODE_AGENT_KINDS else "")
+                              f"['{taint['key']}={taint['value']}']" + _agent_also(ref.workload.kind)
                               + " in the pack config", ref.namespace)
 
 
