@@ -145,6 +145,8 @@ def pod_requests(spec: dict) -> dict[str, float]:
 
 
 def gpu_request(spec: dict) -> float:
+    """How many whole ``nvidia.com/gpu`` the pod requests (a count, for sizing); whether a pod
+    requests a GPU in any form is ``nodepools.inventory.gpu_requests.requests_gpu``."""
     return pod_requests(spec).get(GPU_RESOURCE, 0.0)
 
 
