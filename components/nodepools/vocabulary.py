@@ -101,6 +101,9 @@ TAINT_POOL_CLASS_KEY = LABEL_POOL_CLASS
 # repels the rest (kubernetes-facts.md section 5).
 GPU_RESOURCE = "nvidia.com/gpu"
 TAINT_GPU_KEY = GPU_RESOURCE
+# The other resource names a pod requests a GPU by (design.md section 6): the device
+# plugin's shared (time-sliced / MPS, renameByDefault) name and MIG slices, one per profile.
+GPU_SHARED_RESOURCE = "nvidia.com/gpu.shared"
 # MIG slices under the device plugin's mixed strategy: nvidia.com/mig-<profile>.
 # Their name differs from the taint key, so ExtendedResourceToleration does not
 # tolerate nvidia.com/gpu for them: the contract's explicit toleration does.

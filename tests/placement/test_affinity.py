@@ -101,7 +101,7 @@ def test_affinity_mismatch_explains_each_term():
                  id="nodeSelector: all must match; a missing label fails"),
     pytest.param({"pool": "jobs"}, (False, "nodeSelector pool=jobs: the pool's nodes have pool=web"),
                  id="nodeSelector: a different value fails"),
-    pytest.param({"pool": UNKNOWN}, (UNKNOWN, "nodeSelector pool: value unknown at preview or differs per node"),
+    pytest.param({"pool": UNKNOWN}, (UNKNOWN, "nodeSelector pool: its value is unknown until the update runs"),
                  id="nodeSelector: unknown value"),
     pytest.param({"topology.kubernetes.io/zone": "us-east-1a", "pool": "jobs"},
                  (False, "nodeSelector pool=jobs: the pool's nodes have pool=web"),
@@ -120,8 +120,41 @@ def test_node_labels_add_what_kubelet_and_cloud_set():
     assert labels.lookup("kubernetes.io/hostname") == (True, UNKNOWN)
     assert labels.lookup("eks.amazonaws.com/nodegroup") == (True, "web")
     assert labels.lookup("eks.amazonaws.com/nodegroup-image") == (UNKNOWN, UNKNOWN)
-    assert labels.lookup("nvidia.com/gpu.product") == (False, None)  # GFD runs on GPU nodes only
-    assert node_labels(gpu_pool()).lookup("nvidia.com/gpu.product") == (UNKNOWN, UNKNOWN)
+    assert labels.lookup("nvidia.com/gpu.product") == (False, None)
+    # design.md section 6: agents' labels are absent unless nodeLabelSources names their prefix.
+    assert node_labels(gpu_pool()).lookup("nvidia.com/gpu.product") == (False, None)
+    assert node_labels(gpu_pool()).lookup("feature.node.kubernetes.io/pci-10de.present") == (False, None)
+    sourced = node_labels(gpu_pool(), ("nvidia.com/gpu.", "feature.node.kubernetes.io/"))
+    assert sourced.lookup("nvidia.com/gpu.product") == (UNKNOWN, UNKNOWN)
+    assert sourced.why_unknown("nvidia.com/gpu.product") == (
+        "node label nvidia.com/gpu.product is added at run time by an agent (nodeLabelSources 'nvidia.com/gpu.')")
+
+
+NFD = "feature.node.kubernetes.io/pci-10de.present"
+
+
+@pytest.mark.parametrize("operator, values, expected", [
+    ("In", ["true"], False), ("Exists", None, False), ("NotIn", ["true"], True), ("DoesNotExist", None, True)])
+def test_an_undeclared_label_is_absent(operator, values, expected):
+    requirement = {"key": NFD, "operator": operator, **({"values": values} if values else {})}
+    assert requirement_matches(requirement, node_labels(gpu_pool())) is expected
+    assert requirement_matches(requirement, node_labels(gpu_pool(), ("feature.node.kubernetes.io/",))) is UNKNOWN
+
+
+def test_cannot_judge_wording_names_the_value():
+    sourced = node_labels(gpu_pool(), ("feature.node.kubernetes.io/",))
+    assert affinity_matches(terms([req(NFD, "In", "true")]), sourced) == (
+        UNKNOWN, f"required node affinity: {NFD} In: node label {NFD} is added at run time by an agent "
+                 "(nodeLabelSources 'feature.node.kubernetes.io/')")
+    assert selector_matches({"kubernetes.io/hostname": "n1"}, node_labels(gpu_pool())) == (
+        UNKNOWN, "nodeSelector kubernetes.io/hostname=n1: node label kubernetes.io/hostname is each node's "
+                 "own identity")
+    assert affinity_matches(terms([req("kubernetes.io/hostname", "In", "n1")]), node_labels(gpu_pool())) == (
+        UNKNOWN, "required node affinity: kubernetes.io/hostname In: node label kubernetes.io/hostname is each "
+                 "node's own identity")
+    assert affinity_matches([{"matchFields": [req("metadata.name", "In", "node-1")]}], node_labels(gpu_pool())) == (
+        UNKNOWN, "required node affinity: matchFields metadata.name names a node, and a pool's future node names "
+                 "are not known")
 
 
 def test_windows_and_unknown_label_maps():

@@ -104,3 +104,13 @@ def test_pack_refuses_bad_config_itself_naming_every_field(pack):
     pack.configure({"spot-checkpointing": {"spotCheckpointMax": "soon"}}, validate=False)
     with pytest.raises(PackError, match="'soon' is not a positive duration like 30m"):
         pack.analyze(list(golden().items))
+
+
+def test_pack_wide_settings_reach_exactly_the_policies_that_read_them():
+    from nodepools.policies.config import spread
+    config = spread({"nodeAgentNamespaces": ["logging"], "nodeLabelSources": ["feature.node.kubernetes.io/"]})
+    assert {name for name, entry in config.items() if "nodeAgentNamespaces" in entry} == {
+        "no-blanket-tolerations", "toleration-approval"}
+    assert {name for name, entry in config.items() if "nodeLabelSources" in entry} == {
+        "gpu-device-plugin", "gpu-toleration-needs-gpu", "spot-checkpointing", "schedulable", "gpu-nodes-gpu-only",
+        "resident-off-spot", "shared-pool-off-peak", "gpu-model-selected", "training-disruption", "gpu-memory-fit"}

@@ -40,9 +40,10 @@ def test_gpu_capability_from_a_gpu_count_requirement_alone(check):
 def test_the_docs_default_node_pool_caps_cpu_and_is_not_gpu_capable_but_is_a_second_default_pool(check):
     fx = karpenter_golden().add(docs_default())
     diags = check(fx)
-    # Two untainted unclassed/resident pools in one cluster; the rule keeps the first by name.
-    assert fired(diags) == {("pool-taints", fx.urn("web"))}
-    assert "pool 'default' is already this cluster's one untainted resident/default pool" in diags[0].message
+    # Two untainted pools in one cluster: the one labelled resident ('web') stays the default
+    # and the docs' unlabelled pool is reported (design.md section 6, "The default pool").
+    assert fired(diags) == {("pool-taints", fx.urn("default"))}
+    assert "pool 'web' is already this cluster's one untainted resident/default pool" in diags[0].message
 
 
 # ---- training-disruption ------------------------------------------------------------------
@@ -145,7 +146,7 @@ def test_karpenter_nodepool_label_selects_a_docs_pool(check):
     fx = karpenter_golden().add(docs_default()).edit("nightly", lambda p: template_spec(p).update(
         nodeSelector={"karpenter.sh/nodepool": "default"}, tolerations=[toleration(CLASS, "batch")]))
     # It lands on the docs pool (no schedulable finding); only the two-defaults finding remains.
-    assert fired(check(fx)) == {("pool-taints", fx.urn("web"))}
+    assert fired(check(fx)) == {("pool-taints", fx.urn("default"))}
 
 
 def test_gpu_node_pools_without_device_plugin(check):

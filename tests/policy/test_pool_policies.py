@@ -107,10 +107,22 @@ def test_device_plugin_missing_a_pool_taint(check):
 
 
 def test_device_plugin_without_node_selection_lands_on_the_resident_pool(check):
-    fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(affinity={}))
+    def unselective(props):
+        props["values"].update(affinity={})
+        props["namespace"] = "nvidia"
+    fx = golden().edit("nvidia-device-plugin", unselective)
     diags = check(fx)
     assert fired(diags) == {("gpu-device-plugin", fx.urn("nvidia-device-plugin"))}
-    assert "lands on non-GPU pool 'web'" in diags[0].message
+    assert [d.message.split("\n")[1] for d in diags] == [
+        "Release 'nvidia-device-plugin' in namespace 'nvidia': values.tolerations/nodeSelector/affinity: lands on "
+        "non-GPU pool 'web', where it fails to initialise. Fix: select GPU nodes only, e.g. nodeSelector "
+        "nvidia.com/gpu.present: 'true'"]
+
+
+def test_a_plugin_in_a_system_namespace_is_never_reported_as_a_workload(check):
+    """design.md section 6: the rule judges GPU pools' coverage; kube-system is out of scope."""
+    fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(affinity={}))
+    assert check(fx) == []
 
 
 def test_device_plugin_as_a_daemonset(check):
@@ -173,3 +185,20 @@ def test_throttling_alert_without_steal(check):
 def test_no_alert_needed_without_batch_pools(check):
     fx = golden().drop("cpu-contention", "jobs", "jobs-tag-0", "jobs-tag-1")
     assert ("throttling-monitoring", "") not in fired(check(fx))
+
+
+def test_the_default_pool_is_the_resident_one_never_a_gpu_pool(check):
+    """design.md section 6: an unlabelled untainted GPU node group sorted before the resident pool
+    must not be taken as the default (the resident pool was blamed)."""
+    gpu = eks_pool("a-gpu", "resident", "g6.xlarge", lo=0, hi=2)
+    gpu.properties["labels"] = {}
+    fx = golden().add(gpu)
+    diags = [d for d in check(fx) if d.policy == "pool-taints"]
+    assert [(d.urn, d.message.split("\n")[1]) for d in diags] == [(fx.urn("a-gpu"), (
+        "aws:eks/nodeGroup:NodeGroup 'a-gpu': taints: an untainted GPU pool, which is never the cluster's default "
+        "pool: any pod can land on its GPU nodes. Fix: add {key: nvidia.com/gpu, value: present, effect: "
+        "NO_SCHEDULE} to taints"))]
+    cpu = eks_pool("a-cpu", "resident", "m6i.large", lo=1, hi=2)
+    cpu.properties["labels"] = {}
+    fx = golden().add(cpu)
+    assert [d.urn for d in check(fx) if d.policy == "pool-taints"] == [fx.urn("a-cpu")]

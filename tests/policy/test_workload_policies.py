@@ -79,12 +79,41 @@ def test_selecting_gpu_nodes_without_gpu_request(check):
     assert any("selects GPU nodes but requests no nvidia.com/gpu" in d.message for d in diags)
 
 
-def test_device_plugin_daemonset_may_tolerate_gpu_nodes(check):
+def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
+    """design.md section 6: the GPU and capacity rules skip DaemonSets; the toleration rules judge
+    them unless their namespace is in nodeAgentNamespaces."""
     agent = PackResource("kubernetes:apps/v1:DaemonSet", "dcgm", {"metadata": {"namespace": "services"}, "spec": {
         "template": pod_template("resident", {"priorityClassName": "nodepools-resident",
                                               "tolerations": [toleration(GPU), toleration(CLASS, "gpu-inference")],
                                               "containers": [container("100m", "128Mi")]})}})
-    assert fired(check(golden().add(agent))) == set()
+    fx = golden().add(agent)
+    diags = check(fx)
+    assert fired(diags) == {("toleration-approval", fx.urn("dcgm"))}
+    assert sorted(d.message.split("\n")[1] for d in diags) == sorted([
+        "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates "
+        "nvidia.com/gpu=present:NoSchedule, which is not a taint of its own class (resident) and "
+        "namespace 'services' is not approved for it. Fix: remove that toleration, or add 'services' to "
+        "tolerationApprovals['nvidia.com/gpu=present'] (or to nodeAgentNamespaces) in the pack config",
+        "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates "
+        "nodepools.io/pool-class=gpu-inference:NoSchedule, which is not a taint of its own class (resident) and "
+        "namespace 'services' is not approved for it. Fix: remove that toleration, or add 'services' to "
+        "tolerationApprovals['nodepools.io/pool-class=gpu-inference'] (or to nodeAgentNamespaces) in the pack config"])
+    assert check(fx, {"toleration-approval": {"nodeAgentNamespaces": ["services"]}}) == []
+
+
+def test_blanket_toleration_of_a_node_agent(check):
+    agent = PackResource("kubernetes:apps/v1:DaemonSet", "logs", {"metadata": {"namespace": "logging"}, "spec": {
+        "template": pod_template("resident", {"priorityClassName": "nodepools-resident",
+                                              "tolerations": [{"operator": "Exists"}],
+                                              "containers": [container("100m", "128Mi")]})}})
+    fx = golden().add(agent)
+    assert [d.message.split("\n")[1] for d in check(fx) if d.policy == "no-blanket-tolerations"] == [
+        "DaemonSet 'logs' in namespace 'logging': spec.template.spec.tolerations[0]: an empty key with operator "
+        "Exists tolerates every taint, so the pod can land on any pool, GPU and spot pools included. Fix: list the "
+        "taints of the pools it must reach, each with key, operator Equal and value (or, for a node agent, list its "
+        "namespace in nodeAgentNamespaces in the pack config)"]
+    from nodepools.policies.config import spread
+    assert [d.policy for d in check(fx, spread({"nodeAgentNamespaces": ["logging"]}))] == []
 
 
 @pytest.mark.parametrize("resources, gap", [
@@ -114,7 +143,7 @@ def test_multi_pod_training_job_without_gang(check):
     fx = golden().edit("finetune", lambda p: p["metadata"].update(labels={}))
     diags = check(fx)
     assert fired(diags) == {("gang-scheduling", fx.urn("finetune"))}
-    assert "2 pods of a GPU training job start one by one" in diags[0].message
+    assert "2 pods requesting GPUs and no gang label or scheduling group, so they start one by one" in diags[0].message
     assert "Fix: add label kueue.x-k8s.io/queue-name: <LocalQueue>" in diags[0].message
 
 

@@ -34,8 +34,10 @@ def selector_matches(node_selector: Any, labels: NodeLabels) -> tuple[Tri, str]:
         present, have = labels.lookup(key)
         if present is False:
             return False, f"nodeSelector {key}={want}: the pool's nodes have no label {key}"
-        if is_unknown(want) or is_unknown(have):
-            undecided = undecided or f"nodeSelector {key}: value unknown at preview or differs per node"
+        if is_unknown(want):
+            undecided = undecided or f"nodeSelector {key}: its value is unknown until the update runs"
+        elif is_unknown(have):
+            undecided = undecided or f"nodeSelector {key}={want}: {labels.why_unknown(key)}"
         elif isinstance(have, frozenset):  # inventory.karpenter.OneOf: a node with any of them
             if want not in have:
                 return False, f"nodeSelector {key}={want}: the pool's nodes have {key} in {sorted(have)}"
@@ -144,12 +146,30 @@ def affinity_matches(terms: Any, labels: NodeLabels) -> tuple[Tri, str]:
     if any(a is True for a in answers):
         return True, ""
     if any(is_unknown(a) for a in answers):
-        fields = any(isinstance(t, dict) and t.get("matchFields") for t in terms)
-        why = "matchFields (metadata.name) cannot be judged for a pool" if fields else \
-            "required node affinity reads a label value unknown at preview or differing per node"
-        return UNKNOWN, why
+        undecided = [t for t, a in zip(terms, answers) if is_unknown(a)]
+        return UNKNOWN, "required node affinity: " + _why_undecided(undecided[0], labels)
     why = "; ".join(_explain(i, t, labels) for i, t in enumerate(terms)) or "no nodeSelectorTerms"
     return False, f"required node affinity matches no node of the pool ({why})"
+
+
+def _why_undecided(term: Any, labels: NodeLabels) -> str:
+    """Which value an undecided term reads that preview cannot know."""
+    if is_unknown(term) or not isinstance(term, dict):
+        return "a nodeSelectorTerm is unknown until the update runs"
+    for requirement in as_list(term.get("matchExpressions")):
+        if is_unknown(requirement) or not isinstance(requirement, dict):
+            return "a matchExpressions entry is unknown until the update runs"
+        if is_unknown(requirement_matches(requirement, labels)):
+            key = requirement.get("key")
+            if is_unknown(key) or is_unknown(requirement.get("operator")):
+                return "a requirement's key or operator is unknown until the update runs"
+            present, have = labels.lookup(key)
+            if is_unknown(present) or is_unknown(have):
+                return f"{key} {requirement.get('operator')}: {labels.why_unknown(key)}"
+            return f"{key} {requirement.get('operator')}: its values are unknown until the update runs"
+    if is_unknown(term.get("matchExpressions")) or is_unknown(term.get("matchFields")):
+        return "the term's requirements are unknown until the update runs"
+    return "matchFields metadata.name names a node, and a pool's future node names are not known"
 
 
 def _explain(index: int, term: Any, labels: NodeLabels) -> str:

@@ -3,7 +3,7 @@
 Public API (stable; used by the offline plan and the policies ``schedulable``,
 ``gpu-nodes-gpu-only`` and ``resident-off-spot``):
 
-- ``analyze(resources, namespace_labels=None) -> PlacementReport``: ``resources``
+- ``analyze(resources, namespace_labels=None, label_sources=()) -> PlacementReport``: ``resources``
   as ``nodepools.placement.resources`` accepts them; ``namespace_labels`` maps a
   namespace name to its labels (merged over the stack's own Namespaces) for
   class resolution.
@@ -14,7 +14,7 @@ Public API (stable; used by the offline plan and the policies ``schedulable``,
   (True only when some template definitely fits no pool of its cluster),
   ``gpu_pools_without_gpu`` and ``spot_pools_while_resident`` (pool names it
   definitely reaches). Policies should flag only definite answers.
-- ``judge(spec, pool) -> Judgement``: one pod spec against one pool.
+- ``judge(spec, pool, label_sources=()) -> Judgement``: one pod spec against one pool.
 
 A check that reads an input unknown at preview answers UNKNOWN; a definite
 failure of any check still decides NO, so an unknown never produces a false
@@ -27,6 +27,7 @@ from enum import Enum
 from typing import Any, Iterable, Mapping
 
 from nodepools.inventory.gpu_offer import time_sliced_overrequest
+from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, pod_requests
 from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
@@ -34,7 +35,7 @@ from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.capacity import fits_pool
-from nodepools.placement.nodelabels import node_labels
+from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
 from nodepools.placement.tri import Tri
@@ -95,9 +96,11 @@ def _size_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
     return fits_pool(pod_requests(spec), pool)
 
 
-def judge(spec: dict, pool: PoolView) -> Judgement:
-    """One pod spec (plain dict, or UNKNOWN: every check then undecided) against one node of ``pool``."""
-    labels = node_labels(pool)
+def judge(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = (), labels: NodeLabels | None = None
+          ) -> Judgement:
+    """One pod spec (plain dict, or UNKNOWN: every check then undecided) against one node of
+    ``pool``, whose nodes also carry unknown labels under ``label_sources`` (nodeLabelSources)."""
+    labels = labels or node_labels(pool, label_sources)
     selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
     checks = (
         (Reason.TAINT, lambda: _taint_check(spec, pool)),
@@ -153,7 +156,7 @@ class PlacementReport:
 
 
 def _template_gpu(template: PodTemplate) -> Tri:
-    return UNKNOWN if has_unknown_resources(template.spec) else gpu_request(template.spec) > 0
+    return requests_gpu(template.spec)
 
 
 def _summarize(stack: Stack, workload: Workload, verdicts: list[Verdict]) -> Summary:
@@ -177,10 +180,12 @@ def _unique(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None
-            ) -> PlacementReport:
-    """Judge every workload of ``resources`` against the pools of its cluster."""
+def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None,
+            label_sources: tuple[str, ...] = ()) -> PlacementReport:
+    """Judge every workload of ``resources`` against the pools of its cluster; ``label_sources``
+    are the nodeLabelSources prefixes (labels agents add at run time, unknown at preview)."""
     stack = read_stack(resources, namespace_labels)
+    labels = {pool.urn: node_labels(pool, label_sources) for pool in stack.pools}
     verdicts: list[Verdict] = []
     summaries: list[Summary] = []
     for workload in stack.workloads:
@@ -190,7 +195,7 @@ def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str
             if member is False:
                 continue
             for template in workload.templates:
-                j = judge(template.spec, pool)
+                j = judge(template.spec, pool, labels=labels[pool.urn])
                 mine.append(Verdict(workload, template, pool, j.fit, j.reason, j.detail, member))
         verdicts.extend(mine)
         summaries.append(_summarize(stack, workload, mine))

@@ -7,10 +7,12 @@ differ between nodes of one pool (hostname, zone, region): those are *present*
 with an unknown value, so ``Exists`` on them is judged and ``In`` is not.
 
 Keys under a cloud's own prefix that the reader does not model (e.g.
-``cloud.google.com/machine-family``), NFD's ``feature.node.kubernetes.io/`` and,
-on GPU pools, GPU feature discovery's ``nvidia.com/`` may be present: they are
-*undecided* rather than absent, so selecting on them never yields a false
-"unschedulable". Any other key the pool does not declare is absent.
+``cloud.google.com/machine-family``) and under the prefixes the pack config's
+``nodeLabelSources`` names (agents that label nodes at run time: NFD's
+``feature.node.kubernetes.io/``, GPU feature discovery's ``nvidia.com/gpu.``)
+are *undecided* rather than absent. Any other key the pool does not declare is
+absent: ``In``/``Exists`` on it fail, ``NotIn``/``DoesNotExist`` hold
+(docs/design.md section 6). ``why_unknown`` says which value could not be known.
 """
 from __future__ import annotations
 
@@ -40,8 +42,6 @@ _OPEN_PREFIXES = {
     # Karpenter labels every node with its instance's karpenter.k8s.aws/* facts.
     v.TYPE_KARPENTER_NODE_POOL: ("karpenter.k8s.aws/", "karpenter.sh/", "topology.ebs.csi.aws.com/"),
 }
-_OPEN_EVERYWHERE = ("feature.node.kubernetes.io/",)
-_OPEN_ON_GPU = ("nvidia.com/",)
 # Keys the reader models exactly: their absence is definite.
 _MODELLED = frozenset({v.LABEL_EKS_NODEGROUP, v.LABEL_EKS_CAPACITY_TYPE, v.LABEL_GKE_NODEPOOL, v.LABEL_GKE_SPOT,
                        v.LABEL_GKE_ACCELERATOR, v.LABEL_GPU_PRESENT})
@@ -54,6 +54,7 @@ class NodeLabels:
     known: Mapping[str, Any]  # key -> value, or UNKNOWN when present with a per-node value
     open_prefixes: tuple[str, ...] = ()
     partial: bool = False  # the pool's own label map is unknown: any key may be present
+    sources: tuple[str, ...] = ()  # nodeLabelSources prefixes (part of open_prefixes)
 
     def lookup(self, key: str) -> tuple[Tri, Any]:
         """(present, value): present is True/False/UNKNOWN; value UNKNOWN unless known."""
@@ -63,8 +64,23 @@ class NodeLabels:
             return UNKNOWN, UNKNOWN
         return False, None
 
+    def why_unknown(self, key: str) -> str:
+        """Which value preview cannot know when ``lookup(key)`` is undecided."""
+        if key in self.known:
+            if key == LABEL_HOSTNAME:
+                return f"node label {key} is each node's own identity"
+            if key in _PER_NODE or key in _BETA_ALIASES:
+                return f"node label {key} is set per node at run time"
+            return f"the pool's label {key} is unknown until the update runs"
+        source = next((p for p in self.sources if key.startswith(p)), None)
+        if source is not None:
+            return f"node label {key} is added at run time by an agent (nodeLabelSources '{source}')"
+        if self.partial:
+            return f"the pool's labels are unknown until the update runs, so {key} may be among them"
+        return f"node label {key} is one the cloud sets per node"
 
-def node_labels(pool: PoolView) -> NodeLabels:
+
+def node_labels(pool: PoolView, sources: tuple[str, ...] = ()) -> NodeLabels:
     known: dict[str, Any] = dict(pool.labels)
     if not is_unknown(pool.os):
         known.setdefault(LABEL_OS, pool.os)
@@ -72,7 +88,5 @@ def node_labels(pool: PoolView) -> NodeLabels:
         known.setdefault(key, UNKNOWN)
     for alias, stable in _BETA_ALIASES.items():
         known.setdefault(alias, known[stable])
-    prefixes = _OPEN_PREFIXES.get(pool.type, ()) + _OPEN_EVERYWHERE
-    if pool.is_gpu is not False:
-        prefixes += _OPEN_ON_GPU
-    return NodeLabels(known, prefixes, pool.labels_partial)
+    prefixes = _OPEN_PREFIXES.get(pool.type, ()) + tuple(sources)
+    return NodeLabels(known, prefixes, pool.labels_partial, tuple(sources))

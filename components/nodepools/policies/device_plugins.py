@@ -1,7 +1,14 @@
-"""NVIDIA device plugins in a stack, and where each one lands.
+"""NVIDIA device plugins in a stack, and where each one lands (docs/design.md section 6).
 
 A plugin is a Helm release of the ``nvidia-device-plugin`` chart (v3 Release or
-v4 Chart) or a DaemonSet running the ``k8s-device-plugin`` image. A release's
+v4 Chart), a DaemonSet whose container runs the device plugin (the
+``k8s-device-plugin`` image with its default command, ``nvidia-device-plugin``:
+the same image also ships ``gpu-feature-discovery``, ``config-manager`` and
+``mps-control-daemon``, which are not plugins), or the NVIDIA GPU Operator (a
+``gpu-operator`` release or a ``nvidia.com/v1`` ClusterPolicy), which runs the
+plugin on every GPU node itself unless ``devicePlugin.enabled`` is false
+(NVIDIA/gpu-operator: deployments/gpu-operator/values.yaml). DCGM exporter is
+not a plugin. A release's
 tolerations and node affinity are the chart's defaults unless its values
 replace them (kubernetes-facts.md section 3): tolerations ``CriticalAddonsOnly``
 and ``nvidia.com/gpu`` (Exists, NoSchedule), and a required affinity ORing the
@@ -15,14 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import CONTAINER_LISTS, container_list, node_selector, required_node_terms
+from nodepools.inventory.podspec import container_list, node_selector, required_node_terms
 from nodepools.inventory.podspec import tolerations
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, untolerated
-from nodepools.placement.tri import Tri, and3
+from nodepools.placement.tri import Tri, and3, or3
 from nodepools.inventory.pools import PoolView
 from nodepools.policies.base import Res, subject_of
 from nodepools.policies.stack_view import PoolRef, StackView
@@ -30,6 +37,9 @@ from nodepools.policies.stack_view import PoolRef, StackView
 CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"
 IMAGE = "k8s-device-plugin"
+# The image's entrypoint is the plugin; other commands of the same image are helpers.
+PLUGIN_COMMAND = "nvidia-device-plugin"
+TYPE_CLUSTER_POLICY = "kubernetes:nvidia.com/v1:ClusterPolicy"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 # GKE gpuDriverVersion values that install no driver (kubernetes-facts.md section 2).
 GKE_NO_DRIVER = (None, "", "GPU_DRIVER_VERSION_UNSPECIFIED", "INSTALLATION_DISABLED")
@@ -53,22 +63,29 @@ class DevicePlugin:
     selection_field: str
     # False for a release whose chart, or a DaemonSet whose image, is unknown at preview: it may be a plugin.
     certain: bool = True
+    # The GPU Operator: it places the plugin on GPU nodes itself (its own labels and tolerations).
+    operator: bool = False
 
-    def lands_on(self, pool: PoolView) -> tuple[Tri, str]:
+    def lands_on(self, pool: PoolView, label_sources: tuple[str, ...] = ()) -> tuple[Tri, str]:
         """(whether the plugin's pod lands on the pool's nodes, why not)."""
+        if self.operator:
+            return pool.is_gpu, "" if pool.is_gpu is not False else f"pool '{pool.name}' has no GPU"
         if is_unknown(self.spec):
-            return UNKNOWN, "its values are unknown"
+            return UNKNOWN, "its tolerations and node selection (values) are unknown until the update runs"
         tols = known_list(self.spec.get("tolerations"))
         answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in tols], pool.taints)
         if answer is False:
             return False, f"does not tolerate {taint_text(taint)} of pool '{pool.name}'"
-        labels = node_labels(pool)
+        labels = node_labels(pool, label_sources)
         selector = self.spec.get("nodeSelector")
         chosen, why = selector_matches(selector if is_unknown(selector) else node_selector(self.spec), labels)
         if chosen is not False:
             affinity, why = affinity_matches(required_node_terms(self.spec), labels)
             chosen = and3((chosen, affinity))
-        return and3((answer, chosen)), why if chosen is False else ""
+        answer = and3((answer, chosen))
+        if is_unknown(answer) and chosen is True:
+            why = "whether it tolerates the pool's taints is unknown until the update runs"
+        return answer, why if answer is not True else ""
 
 
 def _chart_name(res: Res) -> Any:
@@ -86,6 +103,8 @@ def _from_release(res: Res) -> DevicePlugin | None:
         return None
     values = res.props.get("values")
     namespace = res.props.get("namespace") or "default"
+    if chart == OPERATOR_CHART:
+        return _operator(res, namespace, dig(values, "devicePlugin", "enabled"), "values.devicePlugin.enabled")
     spec: Any = UNKNOWN
     if chart == CHART and not is_unknown(values) and not res.props.get("valueYamlFiles"):
         values = as_dict(values)
@@ -95,16 +114,41 @@ def _from_release(res: Res) -> DevicePlugin | None:
                         "values.tolerations/nodeSelector/affinity")
 
 
+def _operator(res: Res, namespace: Any, enabled: Any, field: str) -> DevicePlugin | None:
+    """The GPU Operator, unless its device plugin is disabled."""
+    if enabled is False:
+        return None
+    return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, UNKNOWN, field,
+                        certain=not is_unknown(enabled), operator=True)
+
+
+def _from_cluster_policy(res: Res) -> DevicePlugin | None:
+    return _operator(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.devicePlugin.enabled")
+
+
+def _runs_plugin(container: dict) -> Tri:
+    """The container runs the device plugin: its image with the default (or the plugin's) command."""
+    image, command = container.get("image"), container.get("command")
+    if is_unknown(image) or is_unknown(command):
+        return UNKNOWN
+    if not isinstance(image, str) or IMAGE not in image:
+        return False
+    words = known_list(command)
+    if is_unknown(words):
+        return UNKNOWN
+    return not words or str(words[0]).rsplit("/", 1)[-1] == PLUGIN_COMMAND
+
+
 def _from_daemonset(res: Res) -> DevicePlugin | None:
     workload = read_workload(res.type, res.props, res.urn, res.name)
     if workload is None or workload.kind != "DaemonSet" or not workload.templates:
         return None
     spec = workload.templates[0].spec
-    lists = [container_list(spec, key) for key in CONTAINER_LISTS]
-    images = [c.get("image") for entries in lists if not is_unknown(entries) for _, c in entries]
-    certain = any(isinstance(i, str) and IMAGE in i for i in images)
-    if not certain and not any(is_unknown(x) for x in [*lists, *images]):
+    entries = container_list(spec, "containers")
+    runs = UNKNOWN if is_unknown(entries) else or3(_runs_plugin(c) for _, c in entries)
+    if runs is False:
         return None
+    certain = runs is True
     plugin_spec = UNKNOWN if is_unknown(spec) else {"tolerations": tolerations(spec),
                                                     "nodeSelector": dig(spec, "nodeSelector", default={}),
                                                     "affinity": dig(spec, "affinity")}
@@ -114,6 +158,7 @@ def _from_daemonset(res: Res) -> DevicePlugin | None:
 
 def device_plugins(stack: StackView) -> list[DevicePlugin]:
     found = [_from_release(r) for r in stack.of_type(*HELM_TYPES)]
+    found += [_from_cluster_policy(r) for r in stack.of_type(TYPE_CLUSTER_POLICY)]
     found += [_from_daemonset(r) for r in stack.of_type("kubernetes:apps/v1:DaemonSet")]
     return [p for p in found if p is not None]
 

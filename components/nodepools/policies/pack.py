@@ -71,17 +71,56 @@ def stack_resources(args: StackValidationArgs) -> list[Res]:
 # policy of one AnalyzeStack the same resources, each time freshly deserialised; when
 # they are equal, the policies share one view and so one placement analysis instead of
 # reading the stack once per policy (BENCHMARKS.md, "3 policy pack"). Views are never
-# mutated by rules.
-_last_view: list[StackView] = []
+# mutated by rules. Keyed by nodeLabelSources, the one setting the view reads.
+_last_views: dict[tuple[str, ...], StackView] = {}
+# The AnalyzeResponse of the request those views were built for (held, so its id is not reused).
+_last_request: list[object] = []
 
 
-def stack_view(resources: list[Res]) -> StackView:
-    """A ``StackView`` of ``resources``: the previous one when the resources are equal."""
-    cached = _last_view[0] if _last_view else None
-    if cached is not None and cached.resources == resources and cached.gpu_device_classes == gpu_device_classes():
-        return cached
-    view = StackView(resources)
-    _last_view[:] = [view]
+def request_of(report_violation: ReportViolation) -> object | None:
+    """The ``AnalyzeResponse`` ``report_violation`` appends to: one per ``AnalyzeStack``
+    request, shared by every stack policy of it (pulumi_policy: policy.py
+    ``_create_report_violation``). None when the SDK's closure is not shaped so."""
+    for cell in getattr(report_violation, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if type(value).__name__ == "AnalyzeResponse":
+            return value
+    return None
+
+
+def _view_key(label_sources: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # The settings a view reads: nodeLabelSources (placement) and gpuDeviceClasses (DRA claims).
+    return label_sources, tuple(gpu_device_classes())
+
+
+def stack_view(resources: list[Res], label_sources: tuple[str, ...] = ()) -> StackView:
+    """A ``StackView`` of ``resources``: the previous one when the resources (and the
+    settings the view reads) are equal."""
+    key = _view_key(label_sources)
+    any_view = next(iter(_last_views.values()), None)
+    if any_view is None or any_view.resources != resources:
+        _last_views.clear()
+    elif key in _last_views:
+        return _last_views[key]
+    view = _last_views[key] = StackView(resources, label_sources)
+    return view
+
+
+def request_view(args: StackValidationArgs, request: object | None, label_sources: tuple[str, ...]) -> StackView:
+    """The view for this request: reading the resources once per request, not per policy
+    (converting every resource again only to compare it cost 20 passes over the stack)."""
+    key = _view_key(label_sources)
+    if request is not None and _last_request and _last_request[0] is request:
+        if key in _last_views:
+            return _last_views[key]
+        resources = next(iter(_last_views.values())).resources
+        view = _last_views[key] = StackView(resources, label_sources)
+        return view
+    view = stack_view(stack_resources(args), label_sources)
+    _last_request[:] = [request] if request is not None else []
     return view
 
 
@@ -89,7 +128,8 @@ def _stack_validate(spec: PolicySpec):
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         settings = parse_settings(spec.name, spec.config, args.get_config())
         set_gpu_device_classes(settings.gpu_device_classes)
-        _report(spec.check(stack_view(stack_resources(args)), settings), settings, report_violation)
+        view = request_view(args, request_of(report_violation), settings.node_label_sources)
+        _report(spec.check(view, settings), settings, report_violation)
     return validate
 
 

@@ -1,7 +1,9 @@
 """Where a workload kind keeps its pod spec, so messages point at the exact field."""
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
+
+from nodepools.inventory.values import UNKNOWN, is_unknown
 
 from nodepools.inventory.workloads import PodTemplate, Workload
 from nodepools.policies.base import subject_of
@@ -17,8 +19,18 @@ _DEFAULT = "spec.template.spec"
 # Where kinds with several pod templates list them (a single-template kind always has one).
 TEMPLATE_LISTS = {"JobSet": "spec.replicatedJobs", "PyTorchJob": "spec.pytorchReplicaSpecs"}
 # Kinds that run one pod per node: node agents (device plugin, log shippers,
-# exporters) that must reach GPU nodes without requesting GPUs themselves.
+# exporters) that must reach GPU nodes without requesting GPUs themselves. The
+# capacity rules leave them out; the toleration rules judge them outside the
+# pack config's nodeAgentNamespaces (design.md section 6).
 NODE_AGENT_KINDS = ("DaemonSet",)
+
+
+def approved_node_agent(kind: str, namespace: Any, agent_namespaces: tuple[str, ...]) -> Any:
+    """A node agent in a namespace listed in nodeAgentNamespaces (its tolerations approved);
+    UNKNOWN when a DaemonSet's namespace is unknown at preview."""
+    if kind not in NODE_AGENT_KINDS or not agent_namespaces:
+        return False
+    return UNKNOWN if is_unknown(namespace) else namespace in agent_namespaces
 
 
 def spec_path(workload: Workload, template: PodTemplate) -> str:

@@ -47,7 +47,7 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("gpu-device-plugin", "EKS GPU pools are reached by a NVIDIA device plugin that tolerates their taints and "
        "selects GPU nodes only; GKE GPU pools set gpuDriverVersion DEFAULT or LATEST. Fix: install the "
        "nvidia-device-plugin chart with those tolerations and node selection / set the driver version.",
-       HIGH, A, "stack", plat.check_gpu_device_plugin, topic="gpu-plumbing"),
+       HIGH, A, "stack", plat.check_gpu_device_plugin, ("nodeLabelSources",), topic="gpu-plumbing"),
     _p("namespace-quota", "Every namespace in the stack has a ResourceQuota, and a batch namespace's quota claims at "
        "most batchQuotaShare of the resident and batch pools' cpu/memory. Fix: add (or lower) the ResourceQuota.",
        HIGH, M, "stack", ns.check_namespace_quota, ("batchQuotaShare",), topic="namespaces"),
@@ -65,19 +65,19 @@ POLICIES: tuple[PolicySpec, ...] = (
        work.check_workload_class_declared, topic="workloads"),
     _p("no-blanket-tolerations", "No toleration with an empty key and operator Exists, nor Exists on "
        "nodepools.io/pool-class. Fix: tolerate exactly the taints of the pools the workload must reach.",
-       CRITICAL, M, "resource", tol.check_no_blanket_tolerations, topic="tolerations"),
+       CRITICAL, M, "resource", tol.check_no_blanket_tolerations, ("nodeAgentNamespaces",), topic="tolerations"),
     _p("toleration-approval", "A workload tolerates only its own class's pool taints, or taints its namespace is "
        "approved for in tolerationApprovals. Fix: drop the toleration or approve the namespace.", MEDIUM, A, "stack",
-       tol.check_toleration_approval, ("tolerationApprovals",), topic="tolerations"),
+       tol.check_toleration_approval, ("tolerationApprovals", "nodeAgentNamespaces"), topic="tolerations"),
     _p("gpu-toleration-needs-gpu", "Tolerating nvidia.com/gpu or a GPU pool class, or selecting GPU nodes, requires "
        "a nvidia.com/gpu request. Fix: request a GPU or drop the GPU tolerations and selectors.", HIGH, M, "stack",
-       tol.check_gpu_toleration_needs_gpu, topic="tolerations"),
+       tol.check_gpu_toleration_needs_gpu, ("nodeLabelSources",), topic="tolerations"),
     _p("resident-guaranteed-qos", "resident and gpu-inference containers (init included) set cpu and memory limits "
        "equal to requests (Guaranteed QoS). Fix: set limits == requests.", MEDIUM, A, "stack",
        work.check_resident_guaranteed_qos, topic="workloads"),
     _p("spot-checkpointing", "A workload that can run on spot declares nodepools.io/checkpoint-interval no longer "
        "than spotCheckpointMax. Fix: checkpoint that often and annotate the pod template.", MEDIUM, A, "stack",
-       place.check_spot_checkpointing, ("spotCheckpointMax",), topic="placement"),
+       place.check_spot_checkpointing, ("spotCheckpointMax", "nodeLabelSources"), topic="placement"),
     _p("gang-scheduling", "A multi-pod GPU training workload uses a gang mechanism (Kueue queue-name, coscheduling "
        "pod-group, or the native scheduling group). Fix: add kueue.x-k8s.io/queue-name.", MEDIUM, A, "stack",
        work.check_gang_scheduling, topic="workloads"),
@@ -90,13 +90,13 @@ POLICIES: tuple[PolicySpec, ...] = (
        work.check_topology_spread, topic="workloads"),
     _p("schedulable", "Every workload fits some pool of its cluster (taints, selectors, affinity, resources). Fix: "
        "tolerate the target pool's taints, select its labels, request at most one node's allocatable.",
-       CRITICAL, M, "stack", place.check_schedulable, topic="placement"),
+       CRITICAL, M, "stack", place.check_schedulable, ("nodeLabelSources",), topic="placement"),
     _p("gpu-nodes-gpu-only", "A workload requesting no GPU cannot land on a GPU pool. Fix: keep the GPU taint "
        "untolerated and GPU labels unselected, or request a GPU.", HIGH, A, "stack", place.check_gpu_nodes_gpu_only,
-       topic="placement"),
+       ("nodeLabelSources",), topic="placement"),
     _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
        "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
-       topic="placement"),
+       ("nodeLabelSources",), topic="placement"),
     _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32) and the version each "
        "feature the stack uses needs (DRA 1.34, native sidecars 1.29, ...). Fix: upgrade the cluster's version.",
        MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
@@ -107,10 +107,11 @@ POLICIES: tuple[PolicySpec, ...] = (
        plat.check_throttling_monitoring, topic="gpu-plumbing"),
     _p("shared-pool-off-peak", "A batch workload reaches the resident pool only as a CronJob whose every firing, in "
        "its timeZone, lies within the off-peak window (default 00:00-06:00 UTC). Fix: select the batch pool or "
-       "reschedule.", MEDIUM, A, "stack", offpeak.check_shared_pool_off_peak, ("offPeakWindow",), topic="placement"),
+       "reschedule.", MEDIUM, A, "stack", offpeak.check_shared_pool_off_peak, ("offPeakWindow", "nodeLabelSources"),
+       topic="placement"),
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "
        "only. Fix: pin nodepools.io/accelerator, one pool, or a class whose pools share a model.", LOW, A, "stack",
-       place.check_gpu_model_selected, topic="placement"),
+       place.check_gpu_model_selected, ("nodeLabelSources",), topic="placement"),
     # design.md section 7: Karpenter NodePools.
     _p("pool-spend-cap", "A Karpenter NodePool sets spec.limits, and a GPU-capable one limits nvidia.com/gpu too: "
        "without limits it buys nodes, GPUs included, without bound. Fix: set spec.limits cpu, memory and "
@@ -118,11 +119,11 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("training-disruption", "A workload that can land on a gpu-training or batch Karpenter NodePool whose "
        "consolidationPolicy is WhenEmptyOrUnderutilized carries the pod annotation karpenter.sh/do-not-disrupt: "
        "\"true\". Fix: annotate the pod template, or set the NodePool's consolidationPolicy to WhenEmpty.",
-       MEDIUM, A, "stack", karp.check_training_disruption, topic="placement"),
+       MEDIUM, A, "stack", karp.check_training_disruption, ("nodeLabelSources",), topic="placement"),
     # design.md section 7: GPU memory.
     _p("gpu-memory-fit", "A GPU workload annotated nodepools.io/model-memory-gib reaches a pool whose GPU (or MIG "
        "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
-       "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit,
+       "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit, ("nodeLabelSources",),
        topic="placement"),
 )
 

@@ -11,7 +11,8 @@ from collections import defaultdict
 from typing import Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import container_problem, gpu_request, has_unknown_resources, node_selector
+from nodepools.inventory.gpu_requests import requests_gpu
+from nodepools.inventory.podspec import container_problem, node_selector
 from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
@@ -46,6 +47,14 @@ def definite(verdict: Verdict) -> bool:
 
 def maybe(verdict: Verdict) -> bool:
     return verdict.fit is not Fit.NO and not definite(verdict)
+
+
+def undecided_values(verdicts: list[Verdict]) -> str:
+    """Which values preview could not know, per pool: the undecided verdicts' details."""
+    parts = dict.fromkeys(f"pool '{x.pool.name}': {x.detail}" if x.fit is Fit.UNKNOWN else
+                          f"pool '{x.pool.name}': its cluster is unknown until the update runs"
+                          for x in verdicts if maybe(x))
+    return "; ".join(parts) or "no pool's verdict is known"
 
 
 def pool_names(verdicts: list[Verdict]) -> str:
@@ -98,12 +107,9 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
                           "most one node's allocatable", ref.namespace)
         elif is_unknown(summary.unschedulable) and any(x.workload.urn == ref.workload.urn
                                                       for x in stack.report.verdicts):
+            mine = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]
             yield unknown(ref.res.urn, subject(ref), spec_path(ref.workload, ref.workload.templates[0]),
-                          ref.namespace, "whether some pool fits it depends on values unknown at preview")
-
-
-def _requests_gpu(spec: dict) -> Tri:
-    return UNKNOWN if has_unknown_resources(spec) else gpu_request(spec) > 0
+                          ref.namespace, "whether some pool fits it: " + undecided_values(mine))
 
 
 def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[Finding]:
@@ -114,7 +120,7 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
             continue
         for template in ref.workload.templates:
             gpu = [x for x in verdicts[ref.workload.urn] if x.template.role == template.role and x.pool.is_gpu is True]
-            wants = _requests_gpu(template.spec)
+            wants = requests_gpu(template.spec)
             path = spec_path(ref.workload, template)
             reached = [x for x in gpu if definite(x)]
             if wants is False and reached:
@@ -123,8 +129,9 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
                               f"keep the GPU pools' {v.TAINT_GPU_KEY} taint untolerated and do not select GPU "
                               "node labels (or request a GPU if it needs one)", ref.namespace)
             elif wants is not True and (reached or any(maybe(x) for x in gpu)):
-                yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
-                              "whether it requests a GPU or reaches a GPU pool is unknown")
+                why = ("whether it requests a GPU: its containers' resources are unknown until the update runs"
+                       if is_unknown(wants) else "whether it reaches a GPU pool: " + undecided_values(gpu))
+                yield unknown(ref.res.urn, subject(ref), path, ref.namespace, why)
 
 
 def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Finding]:
@@ -143,8 +150,12 @@ def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Fi
                           "cloud reclaims at short notice", "select on-demand capacity (nodepools.io/capacity: "
                           "on-demand) or a pool of its own class", ref.namespace)
         elif possible:
-            yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
-                          "whether it can land on a spot pool (or its class) is unknown")
+            capacity = [f"pool '{x.pool.name}': its capacity type is unknown until the update runs"
+                        for x in possible if is_unknown(x.pool.spot) and not maybe(x)]
+            reach = [undecided_values(possible)] if any(maybe(x) for x in possible) else []
+            why = ("its class: the workload-class label is unknown until the update runs" if is_unknown(ref.pool_class)
+                   else "whether it lands on a spot pool: " + "; ".join(capacity + reach))
+            yield unknown(ref.res.urn, subject(ref), field, ref.namespace, why)
 
 
 def _declares_spot(ref: WorkloadRef) -> Tri:
@@ -191,10 +202,10 @@ def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[F
                       f"{settings.spot_checkpoint_max}", ref.namespace)
 
 
-def admits(spec: dict, pool: PoolView) -> Tri:
+def admits(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = ()) -> Tri:
     """The pool's taints, the pod's nodeSelector and required node affinity (size aside)."""
     taints_ok, _ = untolerated(effective_tolerations(spec, tolerations(spec)), pool.taints)
-    labels = node_labels(pool)
+    labels = node_labels(pool, label_sources)
     selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
     return and3((taints_ok, selector_matches(selector, labels)[0],
                  affinity_matches(required_node_terms(spec), labels)[0]))
@@ -204,16 +215,15 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
     """A GPU workload's tolerations and selectors admit GPU pools of one accelerator model only."""
     verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
-        if ref.workload.kind in NODE_AGENT_KINDS:
-            continue
         for template in ref.workload.templates:
-            if _requests_gpu(template.spec) is not True:
+            if requests_gpu(template.spec) is not True:
                 continue
             sure, possible, unsure = set(), set(), 0
             for verdict in verdicts[ref.workload.urn]:
                 if verdict.template.role != template.role or verdict.pool.is_gpu is False:
                     continue
-                admitted = and3((admits(template.spec, verdict.pool), verdict.same_cluster, verdict.pool.is_gpu))
+                admitted = and3((admits(template.spec, verdict.pool, stack.label_sources), verdict.same_cluster,
+                                 verdict.pool.is_gpu))
                 model = verdict.pool.gpu_model
                 if admitted is False:
                     continue
@@ -231,4 +241,6 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
                               ref.namespace)
             elif len(sure | possible) + unsure > 1:
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
-                              "which GPU pools (or models) it admits is unknown")
+                              "which GPU pools (or models) it admits: the accelerator model of "
+                              f"{unsure} pool(s) or whether it reaches {len(possible)} pool(s) is unknown "
+                              "until the update runs")

@@ -113,7 +113,7 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
                               "tolerations for the pool's taints and node selection on nvidia.com/gpu.present=true")
             yield finding if need is True else unknown(ref.res.urn, _subject(ref), "amiType")
             continue
-        answers = [p.lands_on(ref.view) for p in plugins]
+        answers = [p.lands_on(ref.view, stack.label_sources) for p in plugins]
         reached = or3(and3((p.certain or UNKNOWN, a)) for p, (a, _) in zip(plugins, answers))
         if reached is True:
             continue
@@ -124,19 +124,25 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
                           "give the plugin a toleration for each of the pool's taints and node selection matching "
                           "the pool's nvidia.com/gpu.present=true label")
         else:
-            yield unknown(ref.res.urn, _subject(ref), "NVIDIA device plugin", why="whether a plugin reaches it")
+            open_ = [f"{p.subject}: " + ("whether it is a device plugin (its chart or image) is unknown until the "
+                                         "update runs" if not p.certain and a is not False else w)
+                     for p, (a, w) in zip(plugins, answers) if a is not False]
+            yield unknown(ref.res.urn, _subject(ref), "NVIDIA device plugin",
+                          why="whether a device plugin reaches it: " + "; ".join(open_))
     for plugin in [p for p in plugins if p.certain]:
         for ref in stack.pools:
             if ref.view.is_gpu is not False or not _same_cluster(stack, plugin, ref, one_cluster):
                 continue
-            lands, _ = plugin.lands_on(ref.view)
+            lands, _ = plugin.lands_on(ref.view, stack.label_sources)
             if lands is True:
-                # No namespace: the plugin usually lives in kube-system, and its placement is this rule's subject.
+                # In its namespace like any workload: a plugin in a system namespace is out of scope
+                # (design.md section 6); the rule's subject there is the GPU pools' coverage.
                 yield Finding(plugin.res.urn, plugin.subject, plugin.selection_field,
                               f"lands on non-GPU pool '{ref.view.name}', where it fails to initialise",
-                              "select GPU nodes only, e.g. nodeSelector nvidia.com/gpu.present: 'true'")
+                              "select GPU nodes only, e.g. nodeSelector nvidia.com/gpu.present: 'true'",
+                              plugin.namespace)
             elif is_unknown(lands):
-                yield unknown(plugin.res.urn, plugin.subject, plugin.selection_field)
+                yield unknown(plugin.res.urn, plugin.subject, plugin.selection_field, plugin.namespace)
 
 
 def _same_cluster(stack: StackView, plugin: DevicePlugin, ref: PoolRef, one_cluster: bool) -> bool:

@@ -49,7 +49,8 @@ def _min_field(res: Res) -> str:
 
 
 def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """Every pool carries a hard taint, except at most one untainted resident/default pool per cluster."""
+    """Every pool carries a hard taint, except at most one untainted resident/default pool per cluster:
+    the one labelled resident when there is one, never a GPU pool (design.md section 6)."""
     by_cluster: dict[str, list[PoolRef]] = defaultdict(list)
     for ref in stack.pools:
         by_cluster[ref.cluster].append(ref)
@@ -57,10 +58,15 @@ def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]
         refs = sorted(refs, key=lambda r: (r.view.name, r.res.urn))
         unknown_refs = [r for r in refs if is_unknown(r.view.taints)]
         untainted = [r for r in refs if not is_unknown(r.view.taints) and not _hard(r.view.taints)]
-        defaults = [r for r in untainted if r.view.pool_class in (None, v.PoolClass.RESIDENT)]
+        defaults = sorted((r for r in untainted if r.view.pool_class in (None, v.PoolClass.RESIDENT)
+                           and r.view.is_gpu is not True), key=lambda r: r.view.pool_class is not v.PoolClass.RESIDENT)
         for ref in untainted:
             pool, cls = ref.view, ref.view.pool_class
-            if is_unknown(cls):
+            if cls in (None, v.PoolClass.RESIDENT) and pool.is_gpu is True:
+                yield Finding(ref.res.urn, _subject(pool), _TAINTS_FIELD[pool.type],
+                              "an untainted GPU pool, which is never the cluster's default pool: any pod can "
+                              "land on its GPU nodes", _taint_fix(pool, v.TAINT_GPU_KEY, v.TAINT_GPU_VALUE))
+            elif is_unknown(cls):
                 # Untainted is wrong for every class once another pool is the default.
                 if defaults:
                     yield Finding(ref.res.urn, _subject(pool), _TAINTS_FIELD[pool.type],

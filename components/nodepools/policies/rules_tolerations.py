@@ -5,14 +5,16 @@ Toleration matching is the placement analysis's (``nodepools.placement.taints``)
 only the pod's own tolerations count here: the ones the ExtendedResourceToleration
 admission adds follow from its GPU request and are never a choice to review.
 DaemonSets are node agents (device plugin, exporters) that must reach GPU nodes
-without requesting GPUs, so the approval and GPU rules leave them out.
+without requesting GPUs: the GPU rule leaves them out; the blanket and approval
+rules judge them unless their namespace is in nodeAgentNamespaces (design.md section 6).
 """
 from __future__ import annotations
 
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, required_node_terms
+from nodepools.inventory.gpu_requests import requests_gpu
+from nodepools.inventory.podspec import node_selector, required_node_terms
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
@@ -20,7 +22,7 @@ from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, tolerates
 from nodepools.placement.tri import Tri, and3, not3, or3
 from nodepools.policies.base import Finding, Res, subject_of, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, templates
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, approved_node_agent, spec_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
@@ -41,6 +43,9 @@ def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Findi
     workload = read_workload(res.type, res.props, res.urn, res.name)
     if workload is None:
         return
+    agent = approved_node_agent(workload.kind, workload.namespace, settings.node_agent_namespaces)
+    if agent is True:
+        return
     who = subject_of(res.type, res.name, workload.namespace)
     for template in workload.templates:
         path = f"{spec_path(workload, template)}.tolerations"
@@ -53,15 +58,30 @@ def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Findi
             key, operator = dig(tol, "key"), dig(tol, "operator")
             if is_unknown(tol) or is_unknown(key) or is_unknown(operator):
                 yield unknown(res.urn, who, f"{path}[{i}]", workload.namespace)
-            elif operator == "Exists" and not key:
+                continue
+            if operator != "Exists" or (key and key != v.TAINT_POOL_CLASS_KEY):
+                continue
+            if is_unknown(agent):
+                yield unknown(res.urn, who, f"{path}[{i}]", workload.namespace, "its namespace is unknown until "
+                              "the update runs, and it decides whether this node agent is approved")
+            elif not key:
                 yield Finding(res.urn, who, f"{path}[{i}]", "an empty key with operator Exists tolerates every "
                               "taint, so the pod can land on any pool, GPU and spot pools included",
-                              "list the taints of the pools it must reach, each with key, operator Equal and value",
-                              workload.namespace)
-            elif operator == "Exists" and key == v.TAINT_POOL_CLASS_KEY:
+                              "list the taints of the pools it must reach, each with key, operator Equal and value"
+                              + _agent_fix(workload.kind), workload.namespace)
+            else:
                 yield Finding(res.urn, who, f"{path}[{i}]", f"Exists on {v.TAINT_POOL_CLASS_KEY} tolerates every "
-                              "pool class's taint", f"use operator Equal with value: <the workload's class>",
-                              workload.namespace)
+                              "pool class's taint", "use operator Equal with value: <the workload's class>"
+                              + _agent_fix(workload.kind), workload.namespace)
+
+
+def _agent_also(kind: str) -> str:
+    return " (or to nodeAgentNamespaces)" if kind in NODE_AGENT_KINDS else ""
+
+
+def _agent_fix(kind: str) -> str:
+    return (" (or, for a node agent, list its namespace in nodeAgentNamespaces in the pack config)"
+            if kind in NODE_AGENT_KINDS else "")
 
 
 def _any_tolerates(tols: list[dict], taint: dict) -> Tri:
@@ -107,7 +127,8 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
     """A workload tolerates only its own class's pool taints, or taints its namespace is approved for."""
     candidates = _candidate_taints(stack)
     for ref in stack.workloads:
-        if ref.workload.kind in NODE_AGENT_KINDS:
+        agent = approved_node_agent(ref.workload.kind, ref.namespace, settings.node_agent_namespaces)
+        if agent is True:
             continue
         for template, path in templates(ref):
             tols = _tolerations(template.spec)
@@ -115,7 +136,7 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
                 yield unknown(ref.res.urn, subject(ref), f"{path}.tolerations", ref.namespace)
                 continue
             for taint in candidates:
-                answer = and3((_any_tolerates(tols, taint), not3(_approved(stack, ref, taint, settings))))
+                answer = and3((_any_tolerates(tols, taint), not3(_approved(stack, ref, taint, settings)), not3(agent)))
                 if answer is False:
                     continue
                 field = f"{path}.tolerations"
@@ -128,7 +149,8 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
                               f"tolerates {taint_text(taint)}, which is not a taint of its own class ({own}) "
                               f"and namespace '{ref.namespace}' is not approved for it",
                               f"remove that toleration, or add '{ref.namespace}' to tolerationApprovals"
-                              f"['{taint['key']}={taint['value']}'] in the pack config", ref.namespace)
+                              f"['{taint['key']}={taint['value']}']" + _agent_also(ref.workload.kind)
+                              + " in the pack config", ref.namespace)
 
 
 def _gpu_requirement(requirement: dict) -> bool:
@@ -159,7 +181,7 @@ def _selects_gpu_pools(stack: StackView, spec: dict) -> bool:
         return False
     matched = []
     for ref in stack.pools:
-        labels = node_labels(ref.view)
+        labels = node_labels(ref.view, stack.label_sources)
         answer = and3((selector_matches(node_selector(spec), labels)[0],
                        affinity_matches(required_node_terms(spec), labels)[0]))
         if answer is not False:
@@ -175,7 +197,7 @@ def check_gpu_toleration_needs_gpu(stack: StackView, settings: Settings) -> Iter
             continue
         for template, path in templates(ref):
             spec = template.spec
-            requests: Tri = UNKNOWN if has_unknown_resources(spec) else gpu_request(spec) > 0
+            requests: Tri = requests_gpu(spec)
             if requests is True:
                 continue
             tols = _tolerations(spec)

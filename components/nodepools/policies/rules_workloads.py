@@ -10,18 +10,20 @@ import math
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.podspec import CONTAINER_LISTS, container_list, gpu_request, has_unknown_resources
+from nodepools.inventory.gpu_requests import requests_gpu
+from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
-from nodepools.placement.tri import Tri, or3
+from nodepools.placement.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, unknown
-from nodepools.policies.podpaths import meta_path, subject, templates
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
-GANG_KINDS = ("Job", "CronJob", "StatefulSet", "JobSet", "PyTorchJob")
-_GANG_CUSTOM = ("JobSet", "PyTorchJob")
+# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles);
+# any other kind but a DaemonSet is a gang when its class is gpu-training (design.md section 6).
+GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob")
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 # Native gang scheduling: the pod's scheduling group (1.36+) or workload reference (1.35), KEP-4671.
 NATIVE_GANG_FIELDS = ("schedulingGroup", "workloadRef")
@@ -116,15 +118,19 @@ def _has_gang(ref: WorkloadRef) -> Tri:
 
 
 def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """A multi-pod GPU training workload uses Kueue, coscheduling or the native scheduling group."""
+    """A multi-pod workload that requests a GPU uses Kueue, coscheduling or the native scheduling
+    group (design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
+    gpu-training workload of several pods; DaemonSets are node agents, never a gang)."""
     for ref in stack.workloads:
         workload = ref.workload
-        gang = _has_gang(ref)
-        if workload.kind not in GANG_KINDS or gang is True:
+        if workload.kind in NODE_AGENT_KINDS:
             continue
-        gpu_custom = workload.kind in _GANG_CUSTOM and any(
-            not has_unknown_resources(t.spec) and gpu_request(t.spec) > 0 for t in workload.templates)
-        member = True if gpu_custom else _in(ref, (v.PoolClass.GPU_TRAINING,))
+        gang = _has_gang(ref)
+        if gang is True:
+            continue
+        member = True if workload.kind in GANG_KINDS else _in(ref, (v.PoolClass.GPU_TRAINING,))
+        gpu = or3(requests_gpu(t.spec) for t in workload.templates)
+        member = and3((member, gpu))
         if member is False:
             continue
         pods = workload.pod_count
@@ -133,9 +139,12 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
             yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
         elif pods > 1 and is_unknown(gang):
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace, "its gang labels are unknown")
+        elif pods > 1 and member is not True:
+            yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
+                          "whether it requests a GPU (or its class) is unknown")
         elif pods > 1:
-            yield _report(ref, member, field, f"{pods:g} pods of a GPU training job start one by one: a partial "
-                          "gang holds GPUs while it waits for the rest",
+            yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and no gang label or scheduling "
+                          "group, so they start one by one: a partial gang holds GPUs while it waits for the rest",
                           f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "
                           f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
 

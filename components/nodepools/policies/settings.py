@@ -9,7 +9,8 @@ pack-wide config onto the policies for users who prefer one place.
 Defaults: minClusterVersion "1.32"; spotCheckpointMax "30m"; defaultModelLoadSeconds
 300; batchQuotaShare 0.6 (the guardrails' upper bound for the batch namespace's
 share of the resident and batch pools, see ``nodepools.guardrails.spec``);
-exemptNamespaces []; tolerationApprovals {}; offPeakWindow 00:00-06:00 UTC; waivers [].
+exemptNamespaces []; tolerationApprovals {}; offPeakWindow 00:00-06:00 UTC; waivers [];
+nodeAgentNamespaces [] (beyond the system namespaces); nodeLabelSources [].
 """
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ class Settings(_Strict):
     toleration_approvals: dict[str, tuple[str, ...]] = Field(default_factory=dict, alias="tolerationApprovals")
     off_peak_window: OffPeakWindow = Field(default_factory=OffPeakWindow, alias="offPeakWindow")
     gpu_device_classes: tuple[str, ...] = Field((), alias="gpuDeviceClasses")
+    node_agent_namespaces: tuple[str, ...] = Field((), alias="nodeAgentNamespaces")
+    node_label_sources: tuple[str, ...] = Field((), alias="nodeLabelSources")
 
     @field_validator("min_cluster_version")
     @classmethod
@@ -120,6 +123,13 @@ PROPERTIES: dict[str, dict[str, Any]] = {
     "tolerationApprovals": {"type": "object", "default": {},
                             "additionalProperties": {"type": "array", "items": {"type": "string"}},
                             "description": "taint ('key' or 'key=value') -> namespaces approved to tolerate it"},
+    "nodeAgentNamespaces": {"type": "array", "items": {"type": "string"}, "default": [],
+                            "description": "namespaces whose DaemonSets (node agents: logging, monitoring, GPU "
+                                           "exporters) are approved to tolerate any taint"},
+    "nodeLabelSources": {"type": "array", "items": {"type": "string", "minLength": 1}, "default": [],
+                         "description": "node label prefixes agents add at run time (e.g. "
+                                        "feature.node.kubernetes.io/, nvidia.com/gpu.): unknown at preview, "
+                                        "where any other undeclared label is absent"},
     "offPeakWindow": {"type": "object", "default": {"start": "00:00", "end": "06:00", "timeZone": "UTC"},
                       "properties": {"start": {"type": "string"}, "end": {"type": "string"},
                                      "timeZone": {"type": "string"}}},

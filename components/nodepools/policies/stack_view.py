@@ -50,8 +50,10 @@ class WorkloadRef:
 
 
 class StackView:
-    def __init__(self, resources: Iterable[Res]) -> None:
+    def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = ()) -> None:
         self.resources = list(resources)
+        # nodeLabelSources: label prefixes agents add to nodes at run time (design.md section 6).
+        self.label_sources = tuple(label_sources)
         # The pod readers' "claims a GPU" (inventory/dra.py), with the configured gpuDeviceClasses.
         self.gpu_device_classes = gpu_device_classes()
         index_stack(self.resources)
@@ -71,7 +73,7 @@ class StackView:
 
     @cached_property
     def report(self) -> PlacementReport:
-        return analyze(self.resources)
+        return analyze(self.resources, label_sources=self.label_sources)
 
     @cached_property
     def pools(self) -> list[PoolRef]:

@@ -1,0 +1,85 @@
+"""Upstream manifests (docs/design.md section 6 was settled on them), placed on the aws-dev platform.
+
+``index.yaml`` lists each manifest by repository, pinned commit and path, with the
+pack's expected verdicts. A manifest is read from ``vendored/<owner>/<repo>/<path>``
+when it is vendored (the CI gate), else from a local git mirror of the repository
+(``NODEPOOLS_UPSTREAM_MIRRORS``, default /work/.mirror, laid out ``owner+repo/repo``);
+``read`` returns None when neither has it, and the test skips.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nodepools.offline.analyzer import Diagnostic, PackResource
+
+HERE = Path(__file__).resolve().parent
+VENDORED = HERE / "vendored"
+MIRRORS = Path(os.environ.get("NODEPOOLS_UPSTREAM_MIRRORS", "/work/.mirror"))
+# Kinds the pack reads as workloads (design.md section 3), and the GPU Operator's ClusterPolicy.
+WORKLOAD_KINDS = {("apps/v1", k) for k in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")} | {
+    ("batch/v1", "Job"), ("batch/v1", "CronJob"), ("v1", "Pod"), ("jobset.x-k8s.io/v1alpha2", "JobSet"),
+    ("kubeflow.org/v1", "PyTorchJob"), ("nvidia.com/v1", "ClusterPolicy")}
+
+
+@dataclass(frozen=True)
+class Entry:
+    repo: str
+    commit: str
+    path: str
+    category: str
+    vendored: bool
+    verdicts: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.repo}:{self.path}"
+
+
+def entries() -> list[Entry]:
+    raw = yaml.safe_load((HERE / "index.yaml").read_text())
+    return [Entry(e["repo"], e["commit"], e["path"], e["category"], bool(e.get("vendored")),
+                  tuple(e.get("verdicts") or ())) for e in raw["manifests"]]
+
+
+def read(entry: Entry) -> str | None:
+    vendored = VENDORED / entry.repo / entry.path
+    if vendored.is_file():
+        return vendored.read_text()
+    git_dir = MIRRORS / entry.repo.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        return None
+    shown = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{entry.commit}:{entry.path}"],
+                           capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def resources(text: str) -> list[PackResource]:
+    """Each workload document as pulumi-kubernetes would register it (its manifest as inputs)."""
+    out = []
+    for doc in yaml.safe_load_all(text):
+        if not isinstance(doc, dict) or (doc.get("apiVersion"), doc.get("kind")) not in WORKLOAD_KINDS:
+            continue
+        group = doc["apiVersion"] if "/" in doc["apiVersion"] else f"core/{doc['apiVersion']}"
+        meta = doc.get("metadata") or {}
+        name = meta.get("name") or meta.get("generateName", "").rstrip("-") or doc["kind"].lower()
+        out.append(PackResource(f"kubernetes:{group}:{doc['kind']}", name, doc))
+    return out
+
+
+def verdicts(diagnostics: list[Diagnostic], names: dict[str, str]) -> list[str]:
+    """``<policy> <violation|cannot-judge> <resource name or 'stack'>`` per diagnostic, sorted."""
+    out = []
+    for d in diagnostics:
+        kind = "cannot-judge" if d.cannot_judge else "violation"
+        out.append(f"{d.policy} {kind} {names.get(d.urn, 'stack') if d.urn else 'stack'}")
+    return sorted(out)
+
+
+def judge(pack: Any, platform: list, entry_resources: list[PackResource], config: Any = None) -> list[Diagnostic]:
+    return pack.check(list(platform) + entry_resources, config)
