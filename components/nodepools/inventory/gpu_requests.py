@@ -13,22 +13,9 @@ from typing import Any
 from nodepools.inventory import dra
 from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
+from nodepools.inventory.tri import Tri, or3
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown
 from nodepools.vocabulary import GPU_RESOURCE, GPU_SHARED_RESOURCE, MIG_RESOURCE_PREFIX
-
-
-Tri = Any  # True, False or UNKNOWN (Kleene logic, as nodepools.placement.tri)
-
-
-def or3(answers: Any) -> Tri:
-    """True if any answer is, else UNKNOWN if any is unknown, else False."""
-    unknown = False
-    for answer in answers:
-        if is_unknown(answer):
-            unknown = True
-        elif answer:
-            return True
-    return UNKNOWN if unknown else False
 
 
 def is_gpu_resource(name: Any) -> bool:

@@ -1,6 +1,6 @@
 """nodeSelector and required node affinity, exactly as the scheduler matches them.
 
-Sources (kubernetes-facts.md section 5): ``spec.nodeSelector`` is
+Sources (docs/kubernetes-facts.md section 5): ``spec.nodeSelector`` is
 ``labels.SelectorFromSet``: every key present with the same value. Required
 node affinity is component-helpers' ``nodeaffinity.LazyErrorNodeSelector``:
 ``nodeSelectorTerms`` are ORed, the requirements inside a term ANDed, a term
@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from nodepools.inventory.values import UNKNOWN, as_list, is_unknown
 from nodepools.placement.nodelabels import NodeLabels
 from nodepools.placement.taints import parse_int64
-from nodepools.placement.tri import Tri, and3, not3
+from nodepools.inventory.tri import Tri, and3, not3
 from nodepools.spec.syntax import label_key_error, label_value_error
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")

@@ -38,10 +38,10 @@ from nodepools.placement.capacity import fits_pool
 from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
-from nodepools.placement.tri import Tri
+from nodepools.inventory.tri import Tri
 from nodepools.vocabulary import PoolClass
 
-# Classes that must never run on interruptible capacity (design.md section 3, resident-off-spot).
+# Classes that must never run on interruptible capacity (docs/design.md section 3, resident-off-spot).
 ALWAYS_ON_CLASSES = (PoolClass.RESIDENT, PoolClass.GPU_INFERENCE)
 
 

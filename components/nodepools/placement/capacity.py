@@ -33,7 +33,7 @@ from nodepools.inventory.pools import PoolView
 from nodepools.inventory.quantities import GIB
 from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.placement.taints import is_extended_resource
-from nodepools.placement.tri import Tri
+from nodepools.inventory.tri import Tri
 from nodepools.spec.instances import lookup
 from nodepools.vocabulary import GPU_RESOURCE
 

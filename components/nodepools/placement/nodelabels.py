@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, is_unknown
-from nodepools.placement.tri import Tri
+from nodepools.inventory.tri import Tri
 
 LABEL_OS, LABEL_HOSTNAME, LABEL_REGION = v.LABEL_OS, v.LABEL_HOSTNAME, v.LABEL_REGION
 # Deprecated aliases the kubelet / cloud node manager still set beside the stable keys.

@@ -31,7 +31,7 @@ from nodepools.inventory.dra import index_stack
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, known_str_map, plain
 from nodepools.inventory.workloads import Workload, read_workload
-from nodepools.placement.tri import Tri
+from nodepools.inventory.tri import Tri
 
 
 _CLASS_ORDER = {c: i for i, c in enumerate(v.PoolClass)}

@@ -1,7 +1,7 @@
 """Taints against tolerations, exactly as the scheduler's TaintToleration filter.
 
 ``tolerates`` is ``Toleration.ToleratesTaint`` (kubernetes/kubernetes:
-staging/src/k8s.io/api/core/v1/toleration.go; kubernetes-facts.md section 5):
+staging/src/k8s.io/api/core/v1/toleration.go; docs/kubernetes-facts.md section 5):
 a non-empty effect must equal the taint's (empty matches every effect), a
 non-empty key must equal the taint's (empty matches every key), then the
 operator: ""/Equal compares values, Exists matches any value, Lt/Gt compare
@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 
 from nodepools.inventory.podspec import all_containers, container_requests, has_unknown_resources
 from nodepools.inventory.values import UNKNOWN, is_unknown
-from nodepools.placement.tri import Tri, and3, eq3
+from nodepools.inventory.tri import Tri, and3, eq3
 from nodepools.vocabulary import HARD_TAINT_EFFECTS, TaintEffect
 
 _INT64 = re.compile(r"^[+-]?[0-9]+$")  # strconv.ParseInt(s, 10, 64): no spaces, no "_"

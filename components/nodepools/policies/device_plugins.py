@@ -10,7 +10,7 @@ plugin on every GPU node itself unless ``devicePlugin.enabled`` is false
 (NVIDIA/gpu-operator: deployments/gpu-operator/values.yaml). DCGM exporter is
 not a plugin. A release's
 tolerations and node affinity are the chart's defaults unless its values
-replace them (kubernetes-facts.md section 3): tolerations ``CriticalAddonsOnly``
+replace them (docs/kubernetes-facts.md section 3): tolerations ``CriticalAddonsOnly``
 and ``nvidia.com/gpu`` (Exists, NoSchedule), and a required affinity ORing the
 NFD PCI-vendor label, the NFD CPU-vendor label and ``nvidia.com/gpu.present=true``.
 Matching is the placement analysis's. EKS Bottlerocket NVIDIA images bundle the
@@ -29,7 +29,7 @@ from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, untolerated
-from nodepools.placement.tri import Tri, and3, or3
+from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.pools import PoolView
 from nodepools.policies.base import Res, subject_of
 from nodepools.policies.stack_view import PoolRef, StackView
@@ -41,7 +41,7 @@ IMAGE = "k8s-device-plugin"
 PLUGIN_COMMAND = "nvidia-device-plugin"
 TYPE_CLUSTER_POLICY = "kubernetes:nvidia.com/v1:ClusterPolicy"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
-# GKE gpuDriverVersion values that install no driver (kubernetes-facts.md section 2).
+# GKE gpuDriverVersion values that install no driver (docs/kubernetes-facts.md section 2).
 GKE_NO_DRIVER = (None, "", "GPU_DRIVER_VERSION_UNSPECIFIED", "INSTALLATION_DISABLED")
 CHART_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"},
                      {"key": v.GPU_RESOURCE, "operator": "Exists", "effect": v.TaintEffect.NO_SCHEDULE.value}]

@@ -14,7 +14,7 @@ from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.placement import Fit
-from nodepools.placement.tri import Tri
+from nodepools.inventory.tri import Tri
 from nodepools.policies import cron
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import spec_path, subject

@@ -20,14 +20,14 @@ from nodepools.placement import Fit, Verdict
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import effective_tolerations, untolerated
-from nodepools.placement.tri import Tri, and3, or3
+from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, TEMPLATE_LISTS, spec_path, subject
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
 ALWAYS_ON = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
-# A workload declaring spot capacity by node label (design.md section 2 and the clouds' own labels).
+# A workload declaring spot capacity by node label (docs/design.md section 2 and the clouds' own labels).
 _SPOT_SELECTORS = {v.LABEL_CAPACITY: "spot", v.LABEL_EKS_CAPACITY_TYPE: "SPOT", v.LABEL_GKE_SPOT: "true",
                    v.LABEL_GKE_PREEMPTIBLE: "true"}
 

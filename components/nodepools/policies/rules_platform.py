@@ -7,7 +7,7 @@ from nodepools import vocabulary as v
 from nodepools.inventory import gpu_offer
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
-from nodepools.placement.tri import and3, or3
+from nodepools.inventory.tri import and3, or3
 from nodepools.policies.base import Finding, subject_of, unknown
 from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
 from nodepools.policies.settings import Settings
@@ -136,7 +136,7 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
             lands, _ = plugin.lands_on(ref.view, stack.label_sources)
             if lands is True:
                 # In its namespace like any workload: a plugin in a system namespace is out of scope
-                # (design.md section 6); the rule's subject there is the GPU pools' coverage.
+                # (docs/design.md section 6); the rule's subject there is the GPU pools' coverage.
                 yield Finding(plugin.res.urn, plugin.subject, plugin.selection_field,
                               f"lands on non-GPU pool '{ref.view.name}', where it fails to initialise",
                               "select GPU nodes only, e.g. nodeSelector nvidia.com/gpu.present: 'true'",

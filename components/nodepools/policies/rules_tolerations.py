@@ -6,7 +6,7 @@ only the pod's own tolerations count here: the ones the ExtendedResourceTolerati
 admission adds follow from its GPU request and are never a choice to review.
 DaemonSets are node agents (device plugin, exporters) that must reach GPU nodes
 without requesting GPUs: the GPU rule leaves them out; the blanket and approval
-rules judge them unless their namespace is in nodeAgentNamespaces (design.md section 6).
+rules judge them unless their namespace is in nodeAgentNamespaces (docs/design.md section 6).
 """
 from __future__ import annotations
 
@@ -20,14 +20,14 @@ from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, tolerates
-from nodepools.placement.tri import Tri, and3, not3, or3
+from nodepools.inventory.tri import Tri, and3, not3, or3
 from nodepools.policies.base import Finding, Res, subject_of, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, approved_node_agent, spec_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
 GPU_CLASSES = tuple(c for c in v.PoolClass if c.has_gpu)
-# Node labels that only GPU nodes carry (design.md section 2, kubernetes-facts.md 1.4 and 2).
+# Node labels that only GPU nodes carry (docs/design.md section 2, docs/kubernetes-facts.md 1.4 and 2).
 GPU_NODE_LABELS = (v.LABEL_GPU_PRESENT, v.LABEL_ACCELERATOR, v.LABEL_AWS_ACCELERATOR, v.LABEL_GKE_ACCELERATOR)
 
 

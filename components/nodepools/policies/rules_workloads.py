@@ -14,7 +14,7 @@ from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
-from nodepools.placement.tri import Tri, and3, or3
+from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
 from nodepools.policies.settings import Settings
@@ -22,7 +22,7 @@ from nodepools.policies.stack_view import StackView, WorkloadRef
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
 # Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles);
-# any other kind but a DaemonSet is a gang when its class is gpu-training (design.md section 6).
+# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md section 6).
 GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob")
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 # Native gang scheduling: the pod's scheduling group (1.36+) or workload reference (1.35), KEP-4671.
@@ -119,7 +119,7 @@ def _has_gang(ref: WorkloadRef) -> Tri:
 
 def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A multi-pod workload that requests a GPU uses Kueue, coscheduling or the native scheduling
-    group (design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
+    group (docs/design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
     gpu-training workload of several pods; DaemonSets are node agents, never a gang)."""
     for ref in stack.workloads:
         workload = ref.workload
