@@ -3,7 +3,7 @@
 Labels, taints, annotations, PriorityClass names, resource type tokens and the
 cluster-autoscaler tag prefixes live here so that the components, the guardrails,
 the policy pack and the placement analysis can never disagree on a spelling
-(shared/design.md section 2 is the source of truth; changing a value here is an
+(docs/design.md section 2 is the source of truth; changing a value here is an
 API change).
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from enum import Enum
 
 
 class PoolClass(str, Enum):
-    """The four pool classes of design.md section 1."""
+    """The four pool classes of docs/design.md section 1."""
 
     RESIDENT = "resident"
     BATCH = "batch"
@@ -47,7 +47,7 @@ class Cloud(str, Enum):
     GCP = "gcp"
 
 
-# --- node labels set by every pool (design.md section 2) ---------------------
+# --- node labels set by every pool (docs/design.md section 2) ---------------------
 LABEL_POOL_CLASS = "nodepools.io/pool-class"
 LABEL_POOL = "nodepools.io/pool"
 LABEL_CAPACITY = "nodepools.io/capacity"
@@ -55,13 +55,13 @@ LABEL_CAPACITY = "nodepools.io/capacity"
 LABEL_ACCELERATOR = "nodepools.io/accelerator"
 # The NVIDIA device plugin chart's default affinity ORs this label with two NFD
 # labels; setting it ourselves is what lets the plugin land without NFD/GFD
-# (kubernetes-facts.md section 3, "default affinity trap").
+# (docs/kubernetes-facts.md section 3, "default affinity trap").
 LABEL_GPU_PRESENT = "nvidia.com/gpu.present"
 LABEL_GPU_PRESENT_VALUE = "true"
 # cluster-autoscaler's GPULabel on AWS: without it CA scales up again before the
-# device plugin advertises the GPUs (kubernetes-facts.md section 1.4).
+# device plugin advertises the GPUs (docs/kubernetes-facts.md section 1.4).
 LABEL_AWS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
-# Shared GPU pools only (design.md section 7): ``time-slicing`` | ``mig``, and the MIG profile.
+# Shared GPU pools only (docs/design.md section 7): ``time-slicing`` | ``mig``, and the MIG profile.
 LABEL_GPU_SHARING = "nodepools.io/gpu-sharing"
 LABEL_MIG_PROFILE = "nodepools.io/mig-profile"
 # The NVIDIA device plugin picks its per-node config (an entry of the chart's
@@ -98,10 +98,10 @@ GCP_RESOURCE_LABEL_POOL_CLASS = "nodepools-pool-class"
 TAINT_POOL_CLASS_KEY = LABEL_POOL_CLASS
 # GPU taint: the key must equal the extended resource name so that the
 # ExtendedResourceToleration admission plugin lets GPU pods through and
-# repels the rest (kubernetes-facts.md section 5).
+# repels the rest (docs/kubernetes-facts.md section 5).
 GPU_RESOURCE = "nvidia.com/gpu"
 TAINT_GPU_KEY = GPU_RESOURCE
-# The other resource names a pod requests a GPU by (design.md section 6): the device
+# The other resource names a pod requests a GPU by (docs/design.md section 6): the device
 # plugin's shared (time-sliced / MPS, renameByDefault) name and MIG slices, one per profile.
 GPU_SHARED_RESOURCE = "nvidia.com/gpu.shared"
 # MIG slices under the device plugin's mixed strategy: nvidia.com/mig-<profile>.
@@ -116,7 +116,7 @@ HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.valu
 LABEL_WORKLOAD_CLASS = "nodepools.io/workload-class"
 ANNOTATION_CHECKPOINT_INTERVAL = "nodepools.io/checkpoint-interval"
 ANNOTATION_MODEL_LOAD_SECONDS = "nodepools.io/model-load-seconds"
-# GPU memory the served model needs, in GiB (design.md section 7, gpu-memory-fit).
+# GPU memory the served model needs, in GiB (docs/design.md section 7, gpu-memory-fit).
 ANNOTATION_MODEL_MEMORY_GIB = "nodepools.io/model-memory-gib"
 ANNOTATION_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 LABEL_KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
@@ -124,11 +124,11 @@ LABEL_COSCHEDULING_POD_GROUP = "scheduling.x-k8s.io/pod-group"
 
 # --- quota / resource keys -----------------------------------------------------
 # Only the requests. prefix is enforced for extended resources
-# (kubernetes-facts.md section 4): limits.nvidia.com/gpu is never counted.
+# (docs/kubernetes-facts.md section 4): limits.nvidia.com/gpu is never counted.
 QUOTA_GPU_REQUESTS = "requests.nvidia.com/gpu"
 QUOTA_GPU_LIMITS_NEVER_ENFORCED = "limits.nvidia.com/gpu"
 
-# --- PriorityClasses (design.md section 2) -------------------------------------
+# --- PriorityClasses (docs/design.md section 2) -------------------------------------
 PRIORITY_CLASS_NAMES: dict[PoolClass, str] = {
     PoolClass.RESIDENT: "nodepools-resident",
     PoolClass.GPU_INFERENCE: "nodepools-gpu-inference",
@@ -136,7 +136,7 @@ PRIORITY_CLASS_NAMES: dict[PoolClass, str] = {
     PoolClass.GPU_TRAINING: "nodepools-gpu-training",
 }
 # cluster-autoscaler's --expendable-pods-priority-cutoff default: pods below it
-# never trigger scale-up (kubernetes-facts.md section 1.5).
+# never trigger scale-up (docs/kubernetes-facts.md section 1.5).
 AUTOSCALER_PRIORITY_CUTOFF = -10
 SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
 PRIORITY_CLASS_SYSTEM_NODE_CRITICAL = "system-node-critical"
@@ -148,7 +148,7 @@ ANNOTATION_IRSA_ROLE_ARN = "eks.amazonaws.com/role-arn"
 
 SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
 
-# --- cluster-autoscaler ASG tags (kubernetes-facts.md section 1.2) -------------
+# --- cluster-autoscaler ASG tags (docs/kubernetes-facts.md section 1.2) -------------
 CA_TAG_ENABLED = "k8s.io/cluster-autoscaler/enabled"
 CA_TAG_CLUSTER_PREFIX = "k8s.io/cluster-autoscaler/"
 CA_NODE_TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
@@ -223,7 +223,7 @@ def gpu_taint() -> dict[str, str]:
     return {"key": TAINT_GPU_KEY, "value": TAINT_GPU_VALUE, "effect": TaintEffect.NO_SCHEDULE.value}
 
 
-# --- Karpenter (design.md section 7) ---------------------------------------------
+# --- Karpenter (docs/design.md section 7) ---------------------------------------------
 class Provisioner(str, Enum):
     """How a pool's nodes are made: an EKS managed node group (default) or Karpenter."""
 

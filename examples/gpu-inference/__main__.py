@@ -22,7 +22,7 @@ app = "llm-server"
 
 contract = pool_contract(config.require_object("pool"), config.get("platformStack"))
 
-# Probes sized to model load (design.md, policy model-load-probes): the startup probe's
+# Probes sized to model load (docs/design.md, policy model-load-probes): the startup probe's
 # budget (periodSeconds x failureThreshold) must outlast the load, with 50% headroom for
 # a cold node (image pull). Liveness and readiness only start once startup succeeds, so
 # they can stay tight without killing a loading pod.

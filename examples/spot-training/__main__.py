@@ -7,7 +7,7 @@
   ``nodepools.io/checkpoint-interval``) and resume from the last checkpoint; a pod
   killed by a node going away does not count against ``backoffLimit``.
 - ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``: the autoscaler never
-  removes a node under a running worker to consolidate (kubernetes-facts.md section 1.5).
+  removes a node under a running worker to consolidate (docs/kubernetes-facts.md section 1.5).
 """
 import pulumi
 import pulumi_kubernetes as k8s
@@ -54,7 +54,7 @@ job = k8s.batch.v1.Job(
                 "tolerations": contract.apply(lambda c: c["tolerations"]),
                 "affinity": contract.apply(lambda c: c["affinity"]),
                 # AWS gives 2 minutes' notice; leave room to flush a final checkpoint
-                # (kubernetes-facts.md section 7).
+                # (docs/kubernetes-facts.md section 7).
                 "terminationGracePeriodSeconds": 90,
                 "containers": [{
                     "name": "trainer",

@@ -102,7 +102,7 @@ def test_default_compute_service_account_and_driverless_gpus_are_refused():
                           extra_node_roles=["roles/artifactregistry.reader"]) == [
         "extra_node_roles: extra_node_roles are granted only to the service accounts pools create; with "
         "node_service_account given, grant roles to that account yourself (allowed: empty extra_node_roles)"]
-    # A driver version that installs no driver is not even offered (kubernetes-facts.md section 2).
+    # A driver version that installs no driver is not even offered (docs/kubernetes-facts.md section 2).
     assert cluster_errors(gpu_driver_version="INSTALLATION_DISABLED") == [
         "gpu_driver_version: Input should be 'DEFAULT' or 'LATEST'"]
 

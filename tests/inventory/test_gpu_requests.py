@@ -1,4 +1,4 @@
-"""design.md section 6: every form of "requests a GPU", read by the one shared reader."""
+"""docs/design.md section 6: every form of "requests a GPU", read by the one shared reader."""
 import pytest
 
 from nodepools.inventory.gpu_requests import is_gpu_resource, requests_gpu

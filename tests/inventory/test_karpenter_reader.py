@@ -1,4 +1,4 @@
-"""Karpenter NodePools read as pools (design.md section 7), without the pack."""
+"""Karpenter NodePools read as pools (docs/design.md section 7), without the pack."""
 from nodepools.inventory.karpenter import OneOf, admitted_instances
 from nodepools.inventory.pools import read_pool
 from nodepools.inventory.values import UNKNOWN

@@ -1,5 +1,5 @@
 """nodeSelector and required node affinity: each case names the Kubernetes matching rule it exercises
-(labels.Requirement / nodeaffinity.LazyErrorNodeSelector; kubernetes-facts.md section 5)."""
+(labels.Requirement / nodeaffinity.LazyErrorNodeSelector; docs/kubernetes-facts.md section 5)."""
 import pytest
 
 from nodepools.inventory.values import UNKNOWN
@@ -121,7 +121,7 @@ def test_node_labels_add_what_kubelet_and_cloud_set():
     assert labels.lookup("eks.amazonaws.com/nodegroup") == (True, "web")
     assert labels.lookup("eks.amazonaws.com/nodegroup-image") == (UNKNOWN, UNKNOWN)
     assert labels.lookup("nvidia.com/gpu.product") == (False, None)
-    # design.md section 6: agents' labels are absent unless nodeLabelSources names their prefix.
+    # docs/design.md section 6: agents' labels are absent unless nodeLabelSources names their prefix.
     assert node_labels(gpu_pool()).lookup("nvidia.com/gpu.product") == (False, None)
     assert node_labels(gpu_pool()).lookup("feature.node.kubernetes.io/pci-10de.present") == (False, None)
     sourced = node_labels(gpu_pool(), ("nvidia.com/gpu.", "feature.node.kubernetes.io/"))

@@ -105,7 +105,7 @@ def test_an_unknown_input_never_turns_a_verdict_into_its_opposite(spec, pool):
 
 
 def facts_sketch(tol, taint):
-    """The checker sketched in kubernetes-facts.md section 5, verbatim in behaviour."""
+    """The checker sketched in docs/kubernetes-facts.md section 5, verbatim in behaviour."""
     if tol.get("effect") and tol["effect"] != taint["effect"]:
         return False
     if tol.get("key") and tol["key"] != taint["key"]:

@@ -1,5 +1,5 @@
 """Taints vs tolerations: each case names the ToleratesTaint / scheduler / admission rule it exercises
-(kubernetes-facts.md section 5)."""
+(docs/kubernetes-facts.md section 5)."""
 import pytest
 
 from nodepools.inventory.values import UNKNOWN

@@ -41,7 +41,7 @@ def test_the_docs_default_node_pool_caps_cpu_and_is_not_gpu_capable_but_is_a_sec
     fx = karpenter_golden().add(docs_default())
     diags = check(fx)
     # Two untainted pools in one cluster: the one labelled resident ('web') stays the default
-    # and the docs' unlabelled pool is reported (design.md section 6, "The default pool").
+    # and the docs' unlabelled pool is reported (docs/design.md section 6, "The default pool").
     assert fired(diags) == {("pool-taints", fx.urn("default"))}
     assert "pool 'web' is already this cluster's one untainted resident/default pool" in diags[0].message
 

@@ -120,7 +120,7 @@ def test_device_plugin_without_node_selection_lands_on_the_resident_pool(check):
 
 
 def test_a_plugin_in_a_system_namespace_is_never_reported_as_a_workload(check):
-    """design.md section 6: the rule judges GPU pools' coverage; kube-system is out of scope."""
+    """docs/design.md section 6: the rule judges GPU pools' coverage; kube-system is out of scope."""
     fx = golden().edit("nvidia-device-plugin", lambda p: p["values"].update(affinity={}))
     assert check(fx) == []
 
@@ -188,7 +188,7 @@ def test_no_alert_needed_without_batch_pools(check):
 
 
 def test_the_default_pool_is_the_resident_one_never_a_gpu_pool(check):
-    """design.md section 6: an unlabelled untainted GPU node group sorted before the resident pool
+    """docs/design.md section 6: an unlabelled untainted GPU node group sorted before the resident pool
     must not be taken as the default (the resident pool was blamed)."""
     gpu = eks_pool("a-gpu", "resident", "g6.xlarge", lo=0, hi=2)
     gpu.properties["labels"] = {}

@@ -1,8 +1,8 @@
-"""The pack exposes exactly design.md section 3's policies, with their default levels, over gRPC."""
+"""The pack exposes exactly docs/design.md section 3's policies, with their default levels, over gRPC."""
 from nodepools.policies.registry import POLICIES
 from nodepools.policies.settings import Settings, parse_settings
 
-# design.md section 3, in table order.
+# docs/design.md section 3, in table order.
 DESIGN_NAMES = [
     "pool-taints", "gpu-pool-taint", "inference-on-demand", "scale-to-zero", "autoscaler-hints", "gpu-device-plugin",
     "namespace-quota", "gpu-quota", "batch-limitrange", "priority-class-assigned", "workload-class-declared",

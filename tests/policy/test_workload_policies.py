@@ -80,7 +80,7 @@ def test_selecting_gpu_nodes_without_gpu_request(check):
 
 
 def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
-    """design.md section 6: the GPU and capacity rules skip DaemonSets; the toleration rules judge
+    """docs/design.md section 6: the GPU and capacity rules skip DaemonSets; the toleration rules judge
     them unless their namespace is in nodeAgentNamespaces."""
     agent = PackResource("kubernetes:apps/v1:DaemonSet", "dcgm", {"metadata": {"namespace": "services"}, "spec": {
         "template": pod_template("resident", {"priorityClassName": "nodepools-resident",

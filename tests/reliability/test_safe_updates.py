@@ -99,7 +99,7 @@ def test_every_urn_of_the_reference_platform_is_pinned(cloud, monkeypatch):
     assert not lost, (
         "these resources would be REPLACED (deleted and recreated) on the next update, because their URN "
         "changed (a renamed type token, child name or parent). Add aliases=[pulumi.Alias(...)] naming the old "
-        "identity to the resource (pulumi-facts.md), then move the URN in tests/reliability/pinned_urns.json:\n  "
+        "identity to the resource (docs/pulumi-facts.md), then move the URN in tests/reliability/pinned_urns.json:\n  "
         + "\n  ".join(lost))
     assert not new, ("new resources in the reference platform; if intended, add these URNs to "
                      "tests/reliability/pinned_urns.json:\n  " + "\n  ".join(new))

@@ -21,7 +21,7 @@ from nodepools.offline.analyzer import Diagnostic, PackResource
 HERE = Path(__file__).resolve().parent
 VENDORED = HERE / "vendored"
 MIRRORS = Path(os.environ.get("NODEPOOLS_UPSTREAM_MIRRORS", "/work/.mirror"))
-# Kinds the pack reads as workloads (design.md section 3), and the GPU Operator's ClusterPolicy.
+# Kinds the pack reads as workloads (docs/design.md section 3), and the GPU Operator's ClusterPolicy.
 WORKLOAD_KINDS = {("apps/v1", k) for k in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")} | {
     ("batch/v1", "Job"), ("batch/v1", "CronJob"), ("v1", "Pod"), ("jobset.x-k8s.io/v1alpha2", "JobSet"),
     ("kubeflow.org/v1", "PyTorchJob"), ("nvidia.com/v1", "ClusterPolicy")}

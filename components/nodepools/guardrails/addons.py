@@ -3,7 +3,7 @@
 EKS needs the NVIDIA device plugin (AL2023 NVIDIA AMIs ship the driver but not
 the plugin) and cluster-autoscaler. GKE installs its own device plugin and runs
 its own autoscaler: installing NVIDIA's chart there is wrong, so both are off
-(kubernetes-facts.md sections 2 and 3). Add a cloud by adding a row.
+(docs/kubernetes-facts.md sections 2 and 3). Add a cloud by adding a row.
 """
 from __future__ import annotations
 

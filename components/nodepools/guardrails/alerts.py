@@ -1,4 +1,4 @@
-"""The CPU contention alerts (design.md throttling-monitoring), for each alert backend.
+"""The CPU contention alerts (docs/design.md throttling-monitoring), for each alert backend.
 
 Two signals a shared cluster needs: a container throttled by its CFS quota
 (``container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total``,

@@ -1,6 +1,6 @@
 """cluster-autoscaler Helm values (EKS): auto-discovery, GPU-fit scale-down, system pool.
 
-Flags (kubernetes-facts.md section 1.5 has the defaults; every name is checked
+Flags (docs/kubernetes-facts.md section 1.5 has the defaults; every name is checked
 against the flags of each supported release, vendored in ``upstream/``):
 - no ``scale-down-enabled``: true is its default, and it is deprecated in the
   flags of 1.35 and 1.36 (kubernetes/autoscaler:

@@ -15,7 +15,7 @@ from nodepools.vocabulary import PoolClass
 # always exist; a GPU class's namespace exists only with a pool of that class.
 ALWAYS_PRESENT = (PoolClass.RESIDENT, PoolClass.BATCH)
 # Classes whose namespaces get a LimitRange: their pods are bursty and often
-# written without resources (design.md section 3, batch-limitrange).
+# written without resources (docs/design.md section 3, batch-limitrange).
 LIMIT_RANGE_CLASSES = (PoolClass.BATCH, PoolClass.GPU_TRAINING)
 # The capacity the batch share is taken from: the CPU pools. GPU nodes are kept
 # for GPU work (gpu-nodes-gpu-only), so they are not capacity batch may use.
@@ -37,7 +37,7 @@ def namespace_classes(pools: Sequence[PoolSpec]) -> list[PoolClass]:
 
 def serving_pools(pools: Sequence[PoolSpec], pool_class: PoolClass) -> list[PoolSpec]:
     """The pools a class's pods run on. Batch without a batch pool runs on the
-    resident pool (off-peak CronJobs, design.md shared-pool-off-peak)."""
+    resident pool (off-peak CronJobs, docs/design.md shared-pool-off-peak)."""
     own = of_class(pools, pool_class)
     if not own and pool_class is PoolClass.BATCH:
         return of_class(pools, PoolClass.RESIDENT)

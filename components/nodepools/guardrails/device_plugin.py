@@ -1,7 +1,7 @@
 """NVIDIA device plugin Helm values (EKS).
 
 The chart's default affinity ORs two NFD labels with ``nvidia.com/gpu.present``;
-with NFD/GFD off (their default) the DaemonSet lands nowhere (kubernetes-facts.md
+with NFD/GFD off (their default) the DaemonSet lands nowhere (docs/kubernetes-facts.md
 section 3). Our GPU pools set ``nvidia.com/gpu.present=true`` themselves, so the
 affinity requires exactly that label, and GFD stays off. The chart's default
 tolerations (``CriticalAddonsOnly`` Exists, ``nvidia.com/gpu`` Exists) are

@@ -6,7 +6,7 @@ ResourceQuota only constrains the resources its ``hard`` lists. So every
 namespace's quota names every GPU resource any pool of the cluster offers: the
 class's own pools' units at max_nodes (GPUs x replicas for time-slicing, slices
 x GPUs for MIG), 0 for the others. Only the ``requests.`` form is enforced for
-extended resources (kubernetes-facts.md section 4).
+extended resources (docs/kubernetes-facts.md section 4).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 - Every namespace is labelled ``nodepools.io/workload-class`` (how the policy
   pack resolves a workload's class when its pod template does not say).
 - Every quota carries ``requests.nvidia.com/gpu`` (only the ``requests.`` prefix
-  is enforced for extended resources, kubernetes-facts.md section 4): 0 for a
+  is enforced for extended resources, docs/kubernetes-facts.md section 4): 0 for a
   class without GPU pools, else the class's pools' GPUs at max_nodes; and one
   ``requests.nvidia.com/mig-<profile>`` per MIG profile the cluster offers
   (``gpu_quota.py``: shared pools count replicas and slices).

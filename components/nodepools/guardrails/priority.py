@@ -1,12 +1,12 @@
-"""PriorityClasses (design.md section 2): services first, queued work last but still autoscaled.
+"""PriorityClasses (docs/design.md section 2): services first, queued work last but still autoscaled.
 
 - resident and gpu-inference outrank batch and gpu-training, so on a shared node
   the scheduler evicts queued work, never a service;
 - batch uses ``preemptionPolicy: Never``: it waits ahead of lower priorities but
-  never evicts a running pod to get in (kubernetes-facts.md section 4);
+  never evicts a running pod to get in (docs/kubernetes-facts.md section 4);
 - batch and gpu-training stay >= -10, cluster-autoscaler's
   ``expendable-pods-priority-cutoff``: below it a pending pod never triggers
-  scale-up, and a scale-to-zero pool would never wake (kubernetes-facts.md 1.5);
+  scale-up, and a scale-to-zero pool would never wake (docs/kubernetes-facts.md 1.5);
 - gpu-training keeps ``PreemptLowerPriority`` so it can displace deliberate
   low-priority filler pods (overprovisioning placeholders, below -10).
 - no class is ``globalDefault``: a pod must name its class (priority-class-assigned).

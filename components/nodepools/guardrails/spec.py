@@ -61,7 +61,7 @@ AUTOSCALER_IMAGE_BY_KUBERNETES = upstream.autoscaler_images()
 
 
 class ChartVersions(_Strict):
-    """Pinned add-on versions (kubernetes-facts.md section 0). Defaults: NVIDIA
+    """Pinned add-on versions (docs/kubernetes-facts.md section 0). Defaults: NVIDIA
     device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0, Kueue chart 0.19.2,
     Karpenter chart 1.14.1 (``oci://public.ecr.aws/karpenter/karpenter``, used only
     when the cluster has Karpenter pools);

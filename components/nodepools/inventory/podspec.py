@@ -150,7 +150,7 @@ def gpu_request(spec: dict) -> float:
     whose DRA claim targets a GPU device class; whether a pod requests a GPU in any form is
     ``nodepools.inventory.gpu_requests.requests_gpu``."""
     requested = pod_requests(spec).get(GPU_RESOURCE, 0.0)
-    # A DRA claim on a GPU device class requests a GPU too (design.md section 6).
+    # A DRA claim on a GPU device class requests a GPU too (docs/design.md section 6).
     if requested <= 0 and claims_gpu(spec) is True:
         return 1.0
     return requested

@@ -157,7 +157,7 @@ def read_workload(resource_type: str, props: Any, urn: str = "", name: str = "")
 
 
 def resolve_class(workload: Workload, namespace_labels: Mapping[str, Any]) -> Any:
-    """design.md section 2: the pod template's ``nodepools.io/workload-class``
+    """docs/design.md section 2: the pod template's ``nodepools.io/workload-class``
     label, else the workload's own, else its namespace's. None when unresolved
     or not one of the four classes; UNKNOWN when a label that decides it is unknown."""
     value = workload.label(LABEL_WORKLOAD_CLASS)

@@ -2,7 +2,7 @@
 
 ``analyze(resources, namespace_labels=None) -> PlacementReport`` is the entry
 point (see ``nodepools.placement.analysis``); ``report.matrix`` / ``report.mermaid``
-render it. Matching follows the scheduler exactly (kubernetes-facts.md section 5):
+render it. Matching follows the scheduler exactly (docs/kubernetes-facts.md section 5):
 ``taints``, ``affinity``, ``capacity``; ``stack`` reads pools, workloads and clusters.
 """
 from nodepools.placement.analysis import Fit, Judgement, PlacementReport, Reason, Summary, Verdict, analyze, judge

@@ -1,4 +1,4 @@
-"""The policy pack's rules, importable (design.md section 3).
+"""The policy pack's rules, importable (docs/design.md section 3).
 
 - ``registry.POLICIES``: every policy (name, rule and fix, severity, default level, check).
 - ``pack.policies(specs)``: pulumi_policy policies for ``PolicyPack(policies=...)``.

@@ -101,7 +101,7 @@ Scope = Literal["resource", "stack"]
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A named policy of design.md section 3.
+    """A named policy of docs/design.md section 3.
 
     ``check`` takes ``(Res, Settings)`` for resource policies and
     ``(StackView, Settings)`` for stack policies and yields findings.

@@ -16,7 +16,7 @@ from nodepools.policies.registry import BY_NAME
 from nodepools.spec.errors import Problems
 
 SHARED = ("exemptNamespaces", "waivers", "gpuDeviceClasses")
-# Settings several policies read, given once for the pack (design.md section 6).
+# Settings several policies read, given once for the pack (docs/design.md section 6).
 PACK_WIDE = ("nodeAgentNamespaces", "nodeLabelSources")
 
 

@@ -21,7 +21,7 @@ TEMPLATE_LISTS = {"JobSet": "spec.replicatedJobs", "PyTorchJob": "spec.pytorchRe
 # Kinds that run one pod per node: node agents (device plugin, log shippers,
 # exporters) that must reach GPU nodes without requesting GPUs themselves. The
 # capacity rules leave them out; the toleration rules judge them outside the
-# pack config's nodeAgentNamespaces (design.md section 6).
+# pack config's nodeAgentNamespaces (docs/design.md section 6).
 NODE_AGENT_KINDS = ("DaemonSet",)
 
 

@@ -1,4 +1,4 @@
-"""Every policy of design.md section 3: name, rule and fix, severity, default level, check.
+"""Every policy of docs/design.md section 3: name, rule and fix, severity, default level, check.
 
 Mandatory by default: the isolation and safety policies (a violation there puts
 the wrong pod on the wrong node or leaves a pod nowhere to run). Advisory
@@ -112,7 +112,7 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "
        "only. Fix: pin nodepools.io/accelerator, one pool, or a class whose pools share a model.", LOW, A, "stack",
        place.check_gpu_model_selected, ("nodeLabelSources",), topic="placement"),
-    # design.md section 7: Karpenter NodePools.
+    # docs/design.md section 7: Karpenter NodePools.
     _p("pool-spend-cap", "A Karpenter NodePool sets spec.limits, and a GPU-capable one limits nvidia.com/gpu too: "
        "without limits it buys nodes, GPUs included, without bound. Fix: set spec.limits cpu, memory and "
        "nvidia.com/gpu to the pool's maximum size.", HIGH, A, "resource", karp.check_pool_spend_cap, topic="pools"),
@@ -120,7 +120,7 @@ POLICIES: tuple[PolicySpec, ...] = (
        "consolidationPolicy is WhenEmptyOrUnderutilized carries the pod annotation karpenter.sh/do-not-disrupt: "
        "\"true\". Fix: annotate the pod template, or set the NodePool's consolidationPolicy to WhenEmpty.",
        MEDIUM, A, "stack", karp.check_training_disruption, ("nodeLabelSources",), topic="placement"),
-    # design.md section 7: GPU memory.
+    # docs/design.md section 7: GPU memory.
     _p("gpu-memory-fit", "A GPU workload annotated nodepools.io/model-memory-gib reaches a pool whose GPU (or MIG "
        "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
        "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit, ("nodeLabelSources",),

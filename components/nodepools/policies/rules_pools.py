@@ -50,7 +50,7 @@ def _min_field(res: Res) -> str:
 
 def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every pool carries a hard taint, except at most one untainted resident/default pool per cluster:
-    the one labelled resident when there is one, never a GPU pool (design.md section 6)."""
+    the one labelled resident when there is one, never a GPU pool (docs/design.md section 6)."""
     by_cluster: dict[str, list[PoolRef]] = defaultdict(list)
     for ref in stack.pools:
         by_cluster[ref.cluster].append(ref)

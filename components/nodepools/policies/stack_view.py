@@ -52,7 +52,7 @@ class WorkloadRef:
 class StackView:
     def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = ()) -> None:
         self.resources = list(resources)
-        # nodeLabelSources: label prefixes agents add to nodes at run time (design.md section 6).
+        # nodeLabelSources: label prefixes agents add to nodes at run time (docs/design.md section 6).
         self.label_sources = tuple(label_sources)
         # The pod readers' "claims a GPU" (inventory/dra.py), with the configured gpuDeviceClasses.
         self.gpu_device_classes = gpu_device_classes()
@@ -147,7 +147,7 @@ class StackView:
         return refs
 
     def _resolve_class(self, workload: Workload, namespace: Any) -> Any:
-        """design.md section 2: pod template label, else the workload's, else its namespace's."""
+        """docs/design.md section 2: pod template label, else the workload's, else its namespace's."""
         value = workload.label(v.LABEL_WORKLOAD_CLASS)
         if value is None:
             value = self.namespace_class_label(namespace)

@@ -2,7 +2,7 @@
 
 Rules that need every pool at once live here: unique pool names, one cloud per
 cluster, and at most one untainted pool (the cluster's default resident pool;
-the ``pool-taints`` policy of design.md section 3 allows no more).
+the ``pool-taints`` policy of docs/design.md section 3 allows no more).
 """
 from __future__ import annotations
 

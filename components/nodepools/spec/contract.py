@@ -37,7 +37,7 @@ class WorkloadContract:
 def tolerations_for(taints: Iterable["Taint"]) -> list[dict[str, str]]:
     """One toleration per distinct taint, matching exactly that taint (key, value,
     effect; ``Exists`` only for a taint without value, and always on its own key):
-    never a blanket toleration (design.md ``no-blanket-tolerations``)."""
+    never a blanket toleration (docs/design.md ``no-blanket-tolerations``)."""
     out: list[dict[str, str]] = []
     for taint in taints:
         toleration = {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect.value}
@@ -55,7 +55,7 @@ def workload_contract(pool: "PoolSpec") -> WorkloadContract:
     The ``nvidia.com/gpu`` toleration is always explicit: a MIG pod requests
     ``nvidia.com/mig-<profile>``, and the ExtendedResourceToleration admission
     plugin only adds tolerations for taints keyed by a requested resource's name
-    (kubernetes-facts.md section 5), so nothing else would let it past the GPU taint."""
+    (docs/kubernetes-facts.md section 5), so nothing else would let it past the GPU taint."""
     tolerations = tolerations_for(t for t in pool.node_taints if t.effect.value in v.HARD_TAINT_EFFECTS)
     affinity = {
         "requiredDuringSchedulingIgnoredDuringExecution": {

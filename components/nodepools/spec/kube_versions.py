@@ -8,10 +8,10 @@ default (managed control planes never enable alpha gates). Read by the
 - End of life per minor: kubernetes.io/releases/<minor> ("End Of Life Date"):
   1.32 2026-02-28, 1.33 2026-06-28, 1.34 2026-10-27, 1.35 2027-02-28, 1.36 2027-06-28.
 - DRA ``resource.k8s.io/v1``: GA in 1.34 (kubernetes/enhancements:
-  keps/sig-node/4381-dra-structured-parameters; kubernetes-facts.md section 6.4).
+  keps/sig-node/4381-dra-structured-parameters; docs/kubernetes-facts.md section 6.4).
 - DRA extended resource (``DeviceClass.spec.extendedResourceName``): beta, on by
   default, in 1.36 (kubernetes/enhancements: keps/sig-scheduling/5004-dra-extended-resource;
-  kubernetes-facts.md section 6.4).
+  docs/kubernetes-facts.md section 6.4).
 - Native sidecar containers (an init container with ``restartPolicy: Always``):
   beta and on by default in 1.29, GA in 1.33 (kubernetes/enhancements:
   keps/sig-node/753-sidecar-containers/kep.yaml).

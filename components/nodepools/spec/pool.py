@@ -181,7 +181,7 @@ class PoolSpec(StrictModel):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """Contract labels (design.md section 2) plus the user's. Cloud-specific
+        """Contract labels (docs/design.md section 2) plus the user's. Cloud-specific
         labels (``k8s.amazonaws.com/accelerator``) are added by the backend."""
         labels = {
             v.LABEL_POOL_CLASS: self.pool_class.value,

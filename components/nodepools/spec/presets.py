@@ -1,4 +1,4 @@
-"""Class presets: design.md section 1 as data.
+"""Class presets: docs/design.md section 1 as data.
 
 Each class fixes what must hold (taints, whether GPUs are required, which
 capacity types are allowed, the minimum-node floor) and defaults what a user may

@@ -14,7 +14,7 @@ from nodepools.backends.aws.tables import NODE_POLICY_CNI, NODE_POLICY_ECR_PULL,
 POLICY_VERSION = "2012-10-17"
 STS_AUDIENCE = "sts.amazonaws.com"
 
-# kubernetes-facts.md section 1.1. Read-only calls cannot be scoped to a tag
+# docs/kubernetes-facts.md section 1.1. Read-only calls cannot be scoped to a tag
 # (Describe* take no resource), so they stay on "*". No autoscaling:DescribeTags:
 # the one flag that could need it, --node-group-auto-discovery=asg:tag=..., finds
 # ASGs with DescribeAutoScalingGroups and tag filters since kubernetes/autoscaler

@@ -1,6 +1,6 @@
 """EKS node group facts, as tables (no logic): AMI types, update policy, node IAM, API limits.
 
-Enum values are the EKS API's (``AWS::EKS::Nodegroup``; kubernetes-facts.md
+Enum values are the EKS API's (``AWS::EKS::Nodegroup``; docs/kubernetes-facts.md
 section 1.3); the pure translator only looks things up here. The spellings the
 inventory reads back (taint effects, capacity types) live in ``nodepools.clouds.aws``.
 """
@@ -10,7 +10,7 @@ from nodepools.vocabulary import Architecture, PoolClass
 
 # (pool has GPUs, architecture) -> amiType. AL2023 only: AL2 is end of life, and
 # the AL2023 NVIDIA images ship the driver but not the device plugin
-# (kubernetes-facts.md section 3), which the guardrails install.
+# (docs/kubernetes-facts.md section 3), which the guardrails install.
 AMI_TYPES: dict[tuple[bool, Architecture], str] = {
     (False, Architecture.X86_64): "AL2023_x86_64_STANDARD",
     (False, Architecture.ARM64): "AL2023_ARM_64_STANDARD",
@@ -34,7 +34,7 @@ UPDATE_CONFIGS: dict[PoolClass, dict[str, int]] = {
 }
 
 # The one path the autoscaler owns. Schema (camelCase) spelling: the snake_case
-# form is silently ignored (pulumi-facts.md, "Resource options").
+# form is silently ignored (docs/pulumi-facts.md, "Resource options").
 NODE_GROUP_IGNORE_CHANGES = ["scalingConfig.desiredSize"]
 
 # Managed policies of the node role: joining the cluster (WorkerNode), pulling

@@ -3,7 +3,7 @@
 EKS does not turn a node group's labels and taints into the ``node-template``
 ASG tags cluster-autoscaler reads while a group has 0 nodes, and its
 ``DescribeNodegroup`` fallback works only for a group that never had a node
-(kubernetes-facts.md section 1.3). So every label, every taint and the GPU
+(docs/kubernetes-facts.md section 1.3). So every label, every taint and the GPU
 count are written on the ASG explicitly, one ``aws.autoscaling.Tag`` each.
 
 Each tag's resource name is derived from its tag key (never from a position),
@@ -51,7 +51,7 @@ def gpu_scale_down_options(spec: PoolSpec) -> dict[str, str]:
     """Per-ASG scale-down options for GPU pools (empty for CPU pools).
 
     - GPU utilisation threshold = half of one GPU's share of the node. On GPU
-      nodes the autoscaler judges only GPU requests (kubernetes-facts.md section
+      nodes the autoscaler judges only GPU requests (docs/kubernetes-facts.md section
       1.4), so a node running any GPU pod (>= 1/n) stays and only a node with no
       GPU requested is drained. Repacking a partly used GPU node would cost a
       model reload (inference) or the work since the last checkpoint (training),

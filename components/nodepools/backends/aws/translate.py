@@ -74,10 +74,10 @@ class EksPoolPlan:
 def group_labels(spec: PoolSpec) -> dict[str, str]:
     """The node group's ``labels``: the spec's node labels, plus cluster-autoscaler's
     GPU label on GPU pools (set at kubelet start, or the autoscaler scales up again
-    before the device plugin advertises the GPUs; kubernetes-facts.md section 1.4)."""
+    before the device plugin advertises the GPUs; docs/kubernetes-facts.md section 1.4)."""
     labels = dict(spec.node_labels)
     # Not on MIG pools: the autoscaler counts a node with this label but no allocatable
-    # nvidia.com/gpu as ResourceUnready (its gpu_processor; kubernetes-facts.md section
+    # nvidia.com/gpu as ResourceUnready (its gpu_processor; docs/kubernetes-facts.md section
     # 1.4), and a mixed-strategy MIG node advertises only nvidia.com/mig-<profile>.
     # Without it the autoscaler treats the slices as an ordinary extended resource,
     # sized from the ASG's node-template resources tag.

@@ -3,7 +3,7 @@
 Everything the GCP translator needs to know about GKE's enums and about
 Compute Engine machine families lives here, so the translator itself is only
 wiring. The spellings the inventory reads back (taint effects, accelerator
-types) live in ``nodepools.clouds.gcp``. Sources: kubernetes-facts.md section 2 (taint effects, location policy,
+types) live in ``nodepools.clouds.gcp``. Sources: docs/kubernetes-facts.md section 2 (taint effects, location policy,
 driver versions), the GKE and Compute Engine documentation cited per table.
 """
 from __future__ import annotations
@@ -17,14 +17,14 @@ from nodepools.vocabulary import CapacityType, PoolClass
 class GpuDriverVersion(str, Enum):
     """``gpu_driver_installation_config.gpu_driver_version``. Only the two values
     that install a driver are offered: unset (or INSTALLATION_DISABLED) leaves GPU
-    nodes without a driver, so no GPU is ever advertised (kubernetes-facts.md s. 2)."""
+    nodes without a driver, so no GPU is ever advertised (docs/kubernetes-facts.md s. 2)."""
 
     DEFAULT = "DEFAULT"
     LATEST = "LATEST"
 
 
 # ANY uses unused reservations first and lowers spot preemption risk; BALANCED
-# spreads on-demand capacity evenly over zones (kubernetes-facts.md section 2).
+# spreads on-demand capacity evenly over zones (docs/kubernetes-facts.md section 2).
 LOCATION_POLICIES: dict[CapacityType, str] = {
     CapacityType.ON_DEMAND: "BALANCED",
     CapacityType.SPOT: "ANY",
@@ -54,7 +54,7 @@ DISK_HYPERDISK_BALANCED = "hyperdisk-balanced"
 COMPACT_UNSUPPORTED_FAMILIES = frozenset({"e2"})
 
 # Container-Optimized OS: read-only root file system, minimal surface; the
-# LATEST driver version is a COS driver (kubernetes-facts.md section 2).
+# LATEST driver version is a COS driver (docs/kubernetes-facts.md section 2).
 IMAGE_TYPE = "COS_CONTAINERD"
 WORKLOAD_METADATA_MODE = "GKE_METADATA"
 OAUTH_SCOPE_CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"

@@ -24,8 +24,8 @@ from nodepools.spec.sharing import GpuSharingMode
 from nodepools.vocabulary import CapacityType
 
 # The autoscaler owns the node count; a changed initialNodeCount would even
-# recreate the pool (kubernetes-facts.md section 2). Engine spelling (camelCase):
-# snake_case paths are silently ignored (pulumi-facts.md, "Resource options").
+# recreate the pool (docs/kubernetes-facts.md section 2). Engine spelling (camelCase):
+# snake_case paths are silently ignored (docs/pulumi-facts.md, "Resource options").
 IGNORE_CHANGES = ("initialNodeCount", "nodeCount")
 ACCOUNT_ID_MAX = 30
 
@@ -124,7 +124,7 @@ def _node_config(spec: PoolSpec, ctx: GkeContext, spot: bool) -> dict[str, Any]:
         "labels": dict(spec.node_labels),
         # Exactly the spec's taints: the workload contract tolerates these and no
         # others. The GPU taint is among them; GKE adds it only when the cluster
-        # already has a non-GPU pool (kubernetes-facts.md section 2).
+        # already has a non-GPU pool (docs/kubernetes-facts.md section 2).
         "taints": [{"key": t.key, "value": t.value, "effect": gke.TAINT_EFFECTS[t.effect]}
                    for t in spec.node_taints],
         "resource_labels": {
