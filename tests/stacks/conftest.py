@@ -43,3 +43,26 @@ def stack_runs():
         assert error is None, f"{stack}: {error}"
         out[stack] = run
     return out
+
+
+# The platform's own program plus one Deployment with a blanket toleration: it lands on every
+# pool, GPU and spot included, so two mandatory policies fail.
+BLANKET_WORKLOAD = """
+import runpy
+import pulumi_kubernetes as k8s
+runpy.run_path({program!r}, run_name="__main__")
+# A blanket toleration: lands on every pool, GPU and spot included.
+k8s.apps.v1.Deployment("anywhere", metadata={{"name": "anywhere", "namespace": "services"}}, spec={{
+    "selector": {{"matchLabels": {{"app": "anywhere"}}}},
+    "template": {{"metadata": {{"labels": {{"app": "anywhere", "nodepools.io/workload-class": "resident"}}}},
+                 "spec": {{"priorityClassName": "nodepools-resident", "tolerations": [{{"operator": "Exists"}}],
+                          "containers": [{{"name": "app", "image": "nginx:1.27",
+                                          "resources": {{"requests": {{"cpu": "1", "memory": "1Gi"}},
+                                                        "limits": {{"cpu": "1", "memory": "1Gi"}}}}}}]}}}}}})
+"""
+
+
+@pytest.fixture
+def blanket_workload_program() -> str:
+    """A stack program: the real platform and a workload that violates mandatory policies."""
+    return BLANKET_WORKLOAD.format(program=str(PROGRAM))

@@ -12,18 +12,6 @@ from nodepools.plan.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 STACKS = REPO / "stacks"
-WORKLOAD = """
-import runpy
-import pulumi_kubernetes as k8s
-runpy.run_path({program!r}, run_name="__main__")
-k8s.apps.v1.Deployment("anywhere", metadata={{"name": "anywhere", "namespace": "services"}}, spec={{
-    "selector": {{"matchLabels": {{"app": "anywhere"}}}},
-    "template": {{"metadata": {{"labels": {{"app": "anywhere", "nodepools.io/workload-class": "resident"}}}},
-                 "spec": {{"priorityClassName": "nodepools-resident", "tolerations": [{{"operator": "Exists"}}],
-                          "containers": [{{"name": "app", "image": "nginx:1.27",
-                                          "resources": {{"requests": {{"cpu": "1", "memory": "1Gi"}},
-                                                        "limits": {{"cpu": "1", "memory": "1Gi"}}}}}}]}}}}}})
-"""
 
 
 def project(tmp_path: Path, config: dict, program: str | None = None) -> Path:
@@ -64,8 +52,8 @@ def test_a_config_error_points_at_its_line_and_path(tmp_path, capsys, stack_conf
 
 
 def test_each_violation_is_one_annotation_on_the_program_that_registers_it(tmp_path, capsys, stack_config,
-                                                                           monkeypatch):
-    root = project(tmp_path, stack_config("aws-dev"), WORKLOAD.format(program=str(STACKS / "__main__.py")))
+                                                                           monkeypatch, blanket_workload_program):
+    root = project(tmp_path, stack_config("aws-dev"), blanket_workload_program)
     monkeypatch.chdir(root)
     code, lines = annotations(tmp_path, capsys, root)
     plan = json.loads((tmp_path / "plan.json").read_text())

@@ -96,25 +96,11 @@ def test_unknown_stack_exits_2(capsys):
     assert "stack 'nope' has no config file" in capsys.readouterr().err
 
 
-BAD_WORKLOAD = """
-import runpy
-import pulumi_kubernetes as k8s
-runpy.run_path({program!r}, run_name="__main__")
-# A blanket toleration: lands on every pool, GPU and spot included.
-k8s.apps.v1.Deployment("anywhere", metadata={{"name": "anywhere", "namespace": "services"}}, spec={{
-    "selector": {{"matchLabels": {{"app": "anywhere"}}}},
-    "template": {{"metadata": {{"labels": {{"app": "anywhere", "nodepools.io/workload-class": "resident"}}}},
-                 "spec": {{"priorityClassName": "nodepools-resident", "tolerations": [{{"operator": "Exists"}}],
-                          "containers": [{{"name": "app", "image": "nginx:1.27",
-                                          "resources": {{"requests": {{"cpu": "1", "memory": "1Gi"}},
-                                                        "limits": {{"cpu": "1", "memory": "1Gi"}}}}}}]}}}}}})
-"""
 
-
-def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config):
+def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config, blanket_workload_program):
     program = tmp_path / "program"
     program.mkdir()
-    (program / "__main__.py").write_text(BAD_WORKLOAD.format(program=str(STACKS_DIR / "__main__.py")))
+    (program / "__main__.py").write_text(blanket_workload_program)
     project = project_with(tmp_path, "gated", stack_config("aws-dev"), main=program)
     code, plan = plan_json(capsys, "--stack", "gated", "--project-dir", str(project),
                            "--policy-pack", str(STACKS_DIR.parent / "policy"))
