@@ -16,15 +16,15 @@ def test_json_plan_of_aws_dev_holds_the_pools_table(capsys):
     code, plan = plan_json(capsys, "--stack", "aws-dev")
     assert (code, plan["error"]) == (0, None)
     assert plan["pools"] == [
-        {"name": "system", "class": "resident", "capacity": "on-demand", "min_nodes": 2, "max_nodes": 4,
+        {"name": "system", "class": "resident", "provisioner": "managed", "capacity": "on-demand", "min_nodes": 2, "max_nodes": 4,
          "instance_types": ["m7i.xlarge"], "gpus_per_node": 0, "gpu_model": None, "taints": []},
-        {"name": "batch", "class": "batch", "capacity": "spot", "min_nodes": 0, "max_nodes": 6,
+        {"name": "batch", "class": "batch", "provisioner": "managed", "capacity": "spot", "min_nodes": 0, "max_nodes": 6,
          "instance_types": ["c7i.2xlarge", "c6i.2xlarge"], "gpus_per_node": 0, "gpu_model": None,
          "taints": ["nodepools.io/pool-class=batch:NoSchedule"]},
-        {"name": "inference", "class": "gpu-inference", "capacity": "on-demand", "min_nodes": 1, "max_nodes": 2,
+        {"name": "inference", "class": "gpu-inference", "provisioner": "managed", "capacity": "on-demand", "min_nodes": 1, "max_nodes": 2,
          "instance_types": ["g6.xlarge"], "gpus_per_node": 1, "gpu_model": "nvidia-l4",
          "taints": ["nodepools.io/pool-class=gpu-inference:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]},
-        {"name": "training", "class": "gpu-training", "capacity": "spot", "min_nodes": 0, "max_nodes": 2,
+        {"name": "training", "class": "gpu-training", "provisioner": "managed", "capacity": "spot", "min_nodes": 0, "max_nodes": 2,
          "instance_types": ["g6.12xlarge"], "gpus_per_node": 4, "gpu_model": "nvidia-l4",
          "taints": ["nodepools.io/pool-class=gpu-training:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]},
     ]
@@ -55,7 +55,7 @@ def test_text_plan_prints_tree_counts_pools_and_layout(capsys):
     out = capsys.readouterr().out
     assert "  nodepools:platform:Platform  np-aws-prod\n" in out
     assert "     4  aws:eks/nodeGroup:NodeGroup\n" in out
-    assert "  inference  gpu-inference  on-demand  2/8" in out
+    assert "  inference  gpu-inference  managed      on-demand  2/8" in out
     assert "Layout: specialized (agrees; the rule of thumb says specialized)" in out
     assert out.rstrip().endswith("Result: ok")
 

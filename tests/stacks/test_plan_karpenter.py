@@ -23,5 +23,9 @@ def test_aws_karpenter_plans_clean_with_the_examples_placed(capsys):
     assert (data["policy"]["policies"], data["policy"]["violations"]) == (29, [])
     assert data["counts"]["kubernetes:karpenter.sh/v1:NodePool"] == 3
     assert data["counts"]["aws:eks/nodeGroup:NodeGroup"] == 1
+    # Karpenter keeps no minimum: the pools table says so instead of echoing the spec's min_nodes.
+    assert {p["name"]: (p["provisioner"], p["min_nodes"]) for p in data["pools"]} == {
+        "system": ("managed", 2), "batch": ("karpenter", None), "inference": ("karpenter", None),
+        "training": ("karpenter", None)}
     reach = {w["workload"]: w["reachable"] for w in data["placement"]["workloads"]}
     assert reach == {"nightly-report": ["batch"], "llm-server": ["inference"], "llm-finetune": ["training"]}

@@ -1,7 +1,8 @@
 """What a stack exports per pool, for app stacks reading it through a StackReference.
 
 Shape of ``pools[<name>]`` (camelCase, as the NodePool component's own outputs):
-``poolClass``, ``capacity``, ``minNodes``, ``maxNodes``, ``instanceTypes``,
+``poolClass``, ``provisioner``, ``capacity``, ``minNodes`` (None for a Karpenter pool:
+Karpenter keeps no minimum), ``maxNodes``, ``instanceTypes``,
 ``gpu`` (``{model, countPerNode}`` or None), ``nodeLabels``, ``nodeTaints``
 (Kubernetes shape) and ``contract``: the ``tolerations``, ``affinity`` and
 ``nodeSelector`` a pod template needs to land on the pool.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.sharing import memory_per_slot_gib
 from nodepools.components.pools import NodePool
 
@@ -24,8 +26,9 @@ def pool_outputs(pool: NodePool) -> dict[str, Any]:
                "memoryGiBPerRequest": memory_per_slot_gib(spec)}
     return {
         "poolClass": spec.pool_class.value,
+        "provisioner": spec.provisioner.value,
         "capacity": spec.capacity.value,
-        "minNodes": spec.min_nodes,
+        "minNodes": None if is_karpenter(spec) else spec.min_nodes,
         "maxNodes": spec.max_nodes,
         "instanceTypes": list(spec.instance_types),
         "gpu": gpu,

@@ -56,8 +56,10 @@ def render(plan: dict[str, Any]) -> str:
     out += [f"  {count:>4}  {type_}" for type_, count in plan["counts"].items()] or ["  (none)"]
     if plan["pools"]:
         out += ["", f"Pools ({len(plan['pools'])}):"]
-        out += _table(["pool", "class", "capacity", "min/max", "instance types", "GPUs/node", "taints"], [
-            [p["name"], p["class"], p["capacity"], f"{p['min_nodes']}/{p['max_nodes']}", ", ".join(p["instance_types"]),
+        out += _table(["pool", "class", "provisioner", "capacity", "min/max", "instance types", "GPUs/node",
+                       "taints"], [
+            [p["name"], p["class"], p["provisioner"] or "-", p["capacity"],
+             f"{'-' if p['min_nodes'] is None else p['min_nodes']}/{p['max_nodes']}", ", ".join(p["instance_types"]),
              _gpus(p), ", ".join(p["taints"]) or "-"] for p in plan["pools"]])
     layout = plan.get("layout")
     if isinstance(layout, dict):

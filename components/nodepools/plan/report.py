@@ -63,7 +63,8 @@ def resources(sr: StackRun) -> list[dict[str, Any]]:
 
 
 def pools_table(pools: Any) -> list[dict[str, Any]]:
-    """One row per exported pool: class, capacity, min/max, instance types, GPUs, taints."""
+    """One row per exported pool: class, provisioner, capacity, min/max (no minimum for a
+    Karpenter pool), instance types, GPUs, taints."""
     if not isinstance(pools, dict):
         return []
     rows = []
@@ -71,7 +72,8 @@ def pools_table(pools: Any) -> list[dict[str, Any]]:
     for name, pool in sorted(pools.items(), key=lambda item: (order.get(item[1].get("poolClass"), 9), item[0])):
         gpu = pool.get("gpu") or None
         rows.append({
-            "name": name, "class": pool.get("poolClass"), "capacity": pool.get("capacity"),
+            "name": name, "class": pool.get("poolClass"), "provisioner": pool.get("provisioner"),
+            "capacity": pool.get("capacity"),
             "min_nodes": pool.get("minNodes"), "max_nodes": pool.get("maxNodes"),
             "instance_types": list(pool.get("instanceTypes") or []),
             "gpus_per_node": gpu.get("countPerNode") if gpu else 0,
