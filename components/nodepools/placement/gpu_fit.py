@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools import vocabulary as v
-from nodepools.inventory import gpu_offer
-from nodepools.inventory.podspec import gpu_request, has_unknown_resources, pod_requests
+from nodepools.inventory import gpu_offer, gpu_requests
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload
@@ -71,14 +70,9 @@ class GpuFit:
 
 
 def requests_gpu(template: PodTemplate) -> bool:
-    """Whole, time-sliced or MIG GPUs, or a DRA GPU claim. (The shared section-6 reader
-    in inventory/podspec.py owns this question; until it counts nvidia.com/mig-*
-    names itself, they are added here.)"""
-    if has_unknown_resources(template.spec):
-        return False
-    requested = pod_requests(template.spec)
-    return gpu_request(template.spec) > 0 or any(
-        amount > 0 for name, amount in requested.items() if gpu_offer.is_gpu_resource(name))
+    """Whole, shared or MIG GPUs, or a DRA GPU claim (the one section-6 reader); a request
+    unknown at preview is not judged."""
+    return gpu_requests.requests_gpu(template.spec) is True
 
 
 def gpu_fits(report: PlacementReport) -> list[GpuFit]:
