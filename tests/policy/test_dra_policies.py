@@ -4,7 +4,7 @@ import pytest
 from nodepools.inventory.dra import claims_gpu, device_class_is_gpu, read_index
 from nodepools.offline.analyzer import PackResource
 
-from policy_builders import CLASS, GPU, fired, golden, template_spec, toleration
+from policy_builders import GPU, fired, golden, template_spec
 
 DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from nodepools.config import StackConfigError
-from nodepools.inventory.pools import read_pool
 from nodepools.placement import analyze
 from nodepools.placement.gpu_fit import gpu_fit_rows, gpu_fit_text
 from nodepools.plan.cli import main

@@ -23,7 +23,7 @@ from nodepools.guardrails.gpu_quota import gpu_quota_hard, gpu_quota_zero
 from nodepools.guardrails.capacity import cpu_quantity, largest_node, memory_quantity, total_capacity
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.pool import PoolSpec
-from nodepools.vocabulary import LABEL_WORKLOAD_CLASS, PRIORITY_CLASS_NAMES, QUOTA_GPU_REQUESTS, PoolClass
+from nodepools.vocabulary import LABEL_WORKLOAD_CLASS, PRIORITY_CLASS_NAMES, PoolClass
 
 QUOTA_NAME = "nodepools-quota"
 FOREIGN_PRIORITY_QUOTA_NAME = "nodepools-foreign-priority"

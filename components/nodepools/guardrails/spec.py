@@ -20,7 +20,7 @@ from nodepools.spec.model import StrictModel as _Strict
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
-from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
+from nodepools.spec.syntax import dns_label_error
 from nodepools.vocabulary import SYSTEM_NAMESPACES, PoolClass
 
 DEFAULT_NAMESPACES: dict[PoolClass, str] = {

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from nodepools.inventory.gpu_offer import time_sliced_overrequest
 from nodepools.inventory.gpu_requests import requests_gpu
-from nodepools.inventory.podspec import gpu_request, has_unknown_resources, node_selector, pod_requests
+from nodepools.inventory.podspec import has_unknown_resources, node_selector, pod_requests
 from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown

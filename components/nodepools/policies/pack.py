@@ -71,8 +71,8 @@ def stack_resources(args: StackValidationArgs) -> list[Res]:
 # policy of one AnalyzeStack the same resources, each time freshly deserialised; when
 # they are equal, the policies share one view and so one placement analysis instead of
 # reading the stack once per policy (BENCHMARKS.md, "3 policy pack"). Views are never
-# mutated by rules. Keyed by nodeLabelSources, the one setting the view reads.
-_last_views: dict[tuple[str, ...], StackView] = {}
+# mutated by rules. Keyed by the settings a view reads (``_view_key``).
+_last_views: dict[tuple[tuple[str, ...], tuple[str, ...]], StackView] = {}
 # The AnalyzeResponse of the request those views were built for (held, so its id is not reused).
 _last_request: list[object] = []
 

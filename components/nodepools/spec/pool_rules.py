@@ -15,7 +15,6 @@ from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.presets import PlacementStrategy, preset
 from nodepools.spec.sharing import check_sharing
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
-from nodepools.vocabulary import PoolClass
 
 if TYPE_CHECKING:
     from nodepools.spec.pool import PoolSpec
