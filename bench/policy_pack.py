@@ -22,7 +22,9 @@ project's); without it, or with ``--quick``, the row says so.
 
 ``NODEPOOLS_BENCH_BASELINE=<a checkout's components/ directory>`` adds a fifth
 process: the real pack importing that older package, so "no slower than before"
-is a paired ratio in the same run (e.g. ``git archive <commit> components | tar -x``).
+is a paired ratio in the same run (e.g. ``git archive <commit> components policy | tar -x``).
+The baseline runs its own checkout's ``policy/`` when it sits beside that directory (a
+pack's ``__main__.py`` follows its package's API), else this repository's.
 """
 from __future__ import annotations
 
@@ -84,6 +86,9 @@ def checkov_seconds(directory: Path) -> float:
 
 
 BASELINE = os.environ.get("NODEPOOLS_BENCH_BASELINE", "")
+BASELINE_PACK_DIR = Path(BASELINE).parent / "policy" if BASELINE else PACK_DIR
+if not (BASELINE_PACK_DIR / "PulumiPolicy.yaml").is_file():
+    BASELINE_PACK_DIR = PACK_DIR
 
 
 def _start(stack: ExitStack, pack_dir: Path, noop: str = "1,0", gc_default: bool = False, baseline: str = ""):
@@ -135,7 +140,7 @@ def run(settings) -> list[Row]:
             "floor": _start(stack, NOOP_PACK),
             "sdk": _start(stack, NOOP_PACK, f"{scopes['resource']},{scopes['stack']}"),
             "untuned": _start(stack, PACK_DIR, gc_default=True),
-            **({"baseline": _start(stack, PACK_DIR, baseline=BASELINE)} if BASELINE else {}),
+            **({"baseline": _start(stack, BASELINE_PACK_DIR, baseline=BASELINE)} if BASELINE else {}),
         }
         passes: dict[str, list[float]] = {name: [] for name in packs}
         diagnostics = []
