@@ -12,11 +12,10 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired
 
 from nodepools.backends.aws import EksCluster
-from nodepools.components.platform import Platform
 from nodepools.multilang.convert import require_lists, validated
 from nodepools.multilang.guardrails_args import Guardrails
 from nodepools.multilang.names import SHARED_ARG_TYPES, field_names
-from nodepools.multilang.outputs import PlatformPool, pool_outputs
+from nodepools.multilang.outputs import PlatformPool, build_platform
 from nodepools.multilang.pool_args import Pool
 
 TYPE = "nodepools:index:EksPlatform"
@@ -91,9 +90,6 @@ class EksPlatform(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         target, spec = validated("EksPlatform", lambda: eks_target(args), args, NAMES)
         super().__init__(TYPE, name, {}, opts)
-        platform = Platform(name, target, spec, args["kubernetes_provider"], opts=pulumi.ResourceOptions(parent=self))
-        self.pools = pulumi.Output.from_input(pool_outputs(platform))
-        self.namespaces = pulumi.Output.from_input(platform.guardrails.namespaces)
-        self.local_queues = pulumi.Output.from_input(platform.guardrails.local_queues)
-        self.register_outputs({"pools": self.pools, "namespaces": self.namespaces, "localQueues": self.local_queues})
+        self.pools, self.namespaces, self.local_queues = build_platform(self, name, target, spec,
+                                                                        args["kubernetes_provider"])
 

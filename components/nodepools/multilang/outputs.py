@@ -5,9 +5,13 @@ of a named type; values inside maps and lists are sent as they are, so
 ``pool_outputs`` builds them with the schema's camelCase keys (Kubernetes
 spelling, ready to paste into a pod spec).
 """
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
-from nodepools.components.platform import Platform
+import pulumi
+import pulumi_kubernetes as k8s
+
+from nodepools.backends.base import ClusterTarget
+from nodepools.components.platform import Platform, PlatformArgs
 
 
 class Toleration:
@@ -66,3 +70,22 @@ def pool_outputs(platform: Platform) -> dict[str, Any]:
         "taints": [dict(t) for t in pool.node_taints],
         "contract": pool.contract.as_dict(),
     } for name, pool in platform.pools.items()}
+
+
+class PlatformOutputs(NamedTuple):
+    pools: pulumi.Output[dict[str, Any]]
+    namespaces: pulumi.Output[dict[str, str]]
+    local_queues: pulumi.Output[dict[str, str]]
+
+
+def build_platform(component: pulumi.ComponentResource, name: str, target: ClusterTarget, spec: PlatformArgs,
+                   k8s_provider: k8s.Provider) -> PlatformOutputs:
+    """The ``Platform`` as ``component``'s child and the typed outputs both clouds' components
+    expose, registered on ``component``."""
+    platform = Platform(name, target, spec, k8s_provider, opts=pulumi.ResourceOptions(parent=component))
+    outputs = PlatformOutputs(pulumi.Output.from_input(pool_outputs(platform)),
+                              pulumi.Output.from_input(platform.guardrails.namespaces),
+                              pulumi.Output.from_input(platform.guardrails.local_queues))
+    component.register_outputs({"pools": outputs.pools, "namespaces": outputs.namespaces,
+                                "localQueues": outputs.local_queues})
+    return outputs
