@@ -69,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from nodepools.offline.engine import run_program
-    from nodepools.policies.pack import policies
+    from nodepools.pack.adapter import policies
 
     run = run_program(workloads_program(args.workloads), stack="bench")
     analyze, stack = requests_for(run.resources)

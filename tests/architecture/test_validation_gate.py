@@ -19,7 +19,6 @@ import nodepools.config.outputs  # noqa: F401
 import nodepools.config.source  # noqa: F401
 from nodepools.backends.aws import checks as aws_checks
 from nodepools.backends.gcp import checks as gcp_checks
-from nodepools.components import guardrails as guardrail_component
 from nodepools.guardrails import checks as guardrail_checks
 from nodepools.offline.engine import run_program_capture
 from nodepools.spec import cluster as cluster_rules
@@ -31,7 +30,7 @@ PER_POOL = {"check_pool": pool_rules.check_pool, "eks_pool_problems": aws_checks
 CLOUD_RULE = {"aws": "eks_pool_problems", "gcp": "pool_problems"}
 PER_STACK = {"cluster_problems": cluster_rules.cluster_problems,
              "guardrail_problems": guardrail_checks.guardrail_problems,
-             "addon_problems": guardrail_component.addon_problems}
+             "addon_problems": guardrail_checks.addon_problems}
 
 
 def count_calls(monkeypatch: pytest.MonkeyPatch, calls: Counter) -> None:

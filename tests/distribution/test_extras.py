@@ -36,8 +36,8 @@ CLOUD_SDKS = {"pulumi_aws", "pulumi_gcp", "pulumi_kubernetes"}
 def test_the_rules_and_the_pack_load_without_any_cloud_sdk():
     result = run_without(CLOUD_SDKS, """
         import sys
-        import nodepools.inventory, nodepools.placement, nodepools.policies.pack, nodepools.pack.serve
-        from nodepools.policies.pack import policies
+        import nodepools.inventory, nodepools.placement, nodepools.pack.adapter, nodepools.pack.serve
+        from nodepools.pack.adapter import policies
         print(len(policies()), sorted(m for m in sys.modules if m.split(".")[0] in {"pulumi_aws", "pulumi_gcp",
                                                                                    "pulumi_kubernetes"}))
     """)

@@ -8,64 +8,19 @@ Everything is validated before ``super().__init__``, so bad input registers noth
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from nodepools.guardrails.addon_modes import addon_mode_problems, installs_cluster_autoscaler
-from nodepools.guardrails import alert_delivery
-from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
-from nodepools.guardrails.alerts_spec import AlertBackend
-from nodepools.guardrails.checks import guardrail_problems
+from nodepools.components.validated import ValidatedPlatform
+from nodepools.guardrails.addons import HelmRelease
+from nodepools.guardrails.checks import AlarmRegistrar, addon_problems, alarm_problems, guardrail_problems
 from nodepools.guardrails.plan import GuardrailsPlan, guardrails_plan
-from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec
+from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
-
-if TYPE_CHECKING:  # validated.py imports addon_problems from here
-    from nodepools.components.validated import ValidatedPlatform
-
-# Registers CloudWatch alarm arguments (``GuardrailsPlan.cloudwatch_alarms``) under a parent.
-AlarmRegistrar = Callable[[list[dict[str, Any]], pulumi.Resource], Any]
-
-
-def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: Problems,
-                   root: tuple[str | int, ...] = (), spec: GuardrailsSpec | None = None,
-                   spec_root: tuple[str | int, ...] = ("spec",)) -> None:
-    """Problems of the arguments the cloud's add-ons need (the region, the cloud
-    itself, an autoscaler release for the cluster's Kubernetes version)."""
-    if cluster.cloud is not cloud:
-        problems.add(root + ("cloud",), f"cloud {cloud.value!r} differs from the pools' cloud "
-                     f"{cluster.cloud.value!r}", cloud.value)
-    addons = CLOUD_ADDONS[cloud]
-    modes = spec.addons if spec is not None else GuardrailsSpec().addons
-    if spec is not None:
-        addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
-        alert_delivery.alert_problems(spec, cloud, problems, spec_root)
-    if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
-        return
-    if addons.autoscaler_region_value and region is None:
-        problems.add(root + ("region",), f"cluster-autoscaler on {cloud.value} needs the cluster's region (its "
-                     "chart otherwise defaults to us-east-1 and would find no node groups)", None)
-    if spec is not None and spec.autoscaler_image is None:
-        problems.add(spec_root + ("charts", "cluster_autoscaler_image"), "no cluster-autoscaler release is known "
-                     f"for Kubernetes {spec.kubernetes_version} (known: "
-                     f"{', '.join(sorted(AUTOSCALER_IMAGE_BY_KUBERNETES))}); set the image tag of the autoscaler "
-                     f"release for {spec.kubernetes_version} (v{spec.kubernetes_version}.PATCH)", None)
-
-
-def alarm_problems(spec: GuardrailsSpec, cloud: Cloud, register_alarms: AlarmRegistrar | None, problems: Problems,
-                   spec_root: tuple[str | int, ...] = ("spec",)) -> None:
-    """CloudWatch alarms are cloud resources this Kubernetes-only component cannot create:
-    the cloudwatch backend needs a registrar (``Platform`` passes its cluster target's)."""
-    chosen = alert_delivery.backend(spec, cloud)
-    if chosen is AlertBackend.CLOUDWATCH and chosen in alert_delivery.BACKENDS_ON[cloud] and register_alarms is None:
-        default = " (the default on aws)" if spec.alerts.backend is None else ""
-        problems.add(spec_root + ("alerts", "backend"), f"alert backend 'cloudwatch'{default} creates CloudWatch "
-                     "alarms, which need register_alarms (Platform passes its EksCluster's); without one choose "
-                     "backend 'prometheus-operator' or set alerts.enabled false", "cloudwatch")
 
 
 class Guardrails(pulumi.ComponentResource):
@@ -87,7 +42,7 @@ class Guardrails(pulumi.ComponentResource):
     def __init__(self, resource_name: str, pools: ClusterPools, spec: GuardrailsSpec, cloud: Cloud,
                  cluster_name: pulumi.Input[str], k8s_provider: k8s.Provider,
                  autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
-                 opts: pulumi.ResourceOptions | None = None, *, validated: "ValidatedPlatform | None" = None,
+                 opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None,
                  register_alarms: AlarmRegistrar | None = None) -> None:
         if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
             problems = Problems()

@@ -10,43 +10,19 @@ from typing import Any, Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import Field, model_validator
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.guardrails import Guardrails
 from nodepools.components.karpenter import Karpenter
+from nodepools.components.platform_args import GuardrailsSpec, PlatformArgs
 from nodepools.components.pools import NodePool
 from nodepools.components.validated import ValidatedPlatform, installs_autoscaler, validate_platform
 from nodepools.guardrails import autoscaler
-from nodepools.guardrails.checks import guardrail_problems
-from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
-from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter, karpenter_pools
-from nodepools.spec.model import StrictModel
-from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import COMPONENT_PLATFORM
 
 __all__ = ["GuardrailsSpec", "Platform", "PlatformArgs"]
-
-
-class PlatformArgs(StrictModel):
-    """The pools of one cluster and its guardrails (default: every guardrail at its
-    default). ``region`` is the cluster's region, needed by the autoscaler chart on
-    EKS; None takes the cluster target's ``region`` attribute when it has one.
-    Guardrails are checked against the pools here, so errors name
-    ``guardrails.<field>`` and ``pools[i].<field>``."""
-
-    pools: list[PoolSpec] = Field(min_length=1, max_length=50)
-    guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
-    region: str | None = None
-
-    @model_validator(mode="after")
-    def _check(self) -> "PlatformArgs":
-        problems = Problems()
-        guardrail_problems(self.guardrails, self.pools, problems, ("guardrails",))
-        problems.raise_if_any("PlatformArgs")
-        return self
 
 
 class Platform(pulumi.ComponentResource):

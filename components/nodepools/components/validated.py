@@ -9,16 +9,17 @@ full check (docs/architecture.md, "One validation gate").
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from nodepools.backends.base import ClusterTarget
-from nodepools.components.guardrails import addon_problems, alarm_problems
+from nodepools.components.platform_args import PlatformArgs
 from nodepools.guardrails import autoscaler
 from nodepools.guardrails import karpenter as karpenter_chart
 from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS
+from nodepools.guardrails.checks import addon_problems, alarm_problems
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
@@ -26,16 +27,13 @@ from nodepools.spec.karpenter import karpenter_pools
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
-if TYPE_CHECKING:
-    from nodepools.components.platform import PlatformArgs
-
 _GATE = object()  # only validate_platform holds it
 
 
 class ValidatedPlatform:
     """Platform args that passed every rule for one cloud (build with ``validate_platform``)."""
 
-    def __init__(self, gate: object, cloud: Cloud, args: "PlatformArgs", cluster_pools: ClusterPools,
+    def __init__(self, gate: object, cloud: Cloud, args: PlatformArgs, cluster_pools: ClusterPools,
                  region: Any) -> None:
         if gate is not _GATE:
             raise TypeError("a ValidatedPlatform comes from validate_platform(cluster, args) only")
@@ -49,17 +47,17 @@ class ValidatedPlatform:
         return cloud is self.cloud and pools is self.cluster_pools and spec is self.args.guardrails
 
 
-def region_of(cluster: ClusterTarget, args: "PlatformArgs") -> Any:
+def region_of(cluster: ClusterTarget, args: PlatformArgs) -> Any:
     return args.region if args.region is not None else getattr(cluster, "region", None)
 
 
-def installs_autoscaler(cloud: Cloud, args: "PlatformArgs", pools: ClusterPools) -> bool:
+def installs_autoscaler(cloud: Cloud, args: PlatformArgs, pools: ClusterPools) -> bool:
     """cluster-autoscaler goes in only where the cloud has none of its own, the add-on is
     enabled and some managed node group autoscales."""
     return installs_cluster_autoscaler(not CLOUD_ADDONS[cloud].cluster_autoscaler, args.guardrails.addons, pools.pools)
 
 
-def validate_platform(cluster: ClusterTarget, args: "PlatformArgs",
+def validate_platform(cluster: ClusterTarget, args: PlatformArgs,
                       cluster_pools: ClusterPools | None = None) -> ValidatedPlatform:
     """Every problem of the cluster's pool set, the cloud's pool rules and the
     add-ons' needs, raised together as one ValidationError. Registers nothing.

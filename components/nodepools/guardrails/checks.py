@@ -8,21 +8,70 @@ Errors (each names its field):
 - LimitRange default limits larger than the largest node serving the namespace
   (the API server rejects a LimitRange whose default exceeds its max).
 
+The add-ons' needs (``addon_problems``: the region, an autoscaler release for the
+cluster's Kubernetes version, add-on modes, alert delivery) and the CloudWatch
+alarms' registrar (``alarm_problems``) are checked here too, once, by the gate.
+
 Allowed on purpose: a batch namespace without a batch pool (batch then runs
 off-peak on the resident pool), ``kueue: auto``/``off`` without training pools.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
-from nodepools.guardrails import derive
+from nodepools.guardrails import alert_delivery, derive
+from nodepools.guardrails.addon_modes import addon_mode_problems, installs_cluster_autoscaler
+from nodepools.guardrails.addons import CLOUD_ADDONS
+from nodepools.guardrails.alerts_spec import AlertBackend
 from nodepools.guardrails.capacity import largest_node
-from nodepools.guardrails.spec import GuardrailsSpec, KueueMode
+from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec, KueueMode
+from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PoolSpec
-from nodepools.vocabulary import PoolClass
+from nodepools.vocabulary import Cloud, PoolClass
 
 KUEUE_MAX_TOLERATIONS = 8
+
+# Registers CloudWatch alarm arguments (``GuardrailsPlan.cloudwatch_alarms``) under a parent
+# resource (a ``pulumi.Resource``; typed Any so this pure package needs no Pulumi import).
+AlarmRegistrar = Callable[[list[dict[str, Any]], Any], Any]
+
+
+def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: Problems,
+                   root: tuple[str | int, ...] = (), spec: GuardrailsSpec | None = None,
+                   spec_root: tuple[str | int, ...] = ("spec",)) -> None:
+    """Problems of the arguments the cloud's add-ons need (the region, the cloud
+    itself, an autoscaler release for the cluster's Kubernetes version)."""
+    if cluster.cloud is not cloud:
+        problems.add(root + ("cloud",), f"cloud {cloud.value!r} differs from the pools' cloud "
+                     f"{cluster.cloud.value!r}", cloud.value)
+    addons = CLOUD_ADDONS[cloud]
+    modes = spec.addons if spec is not None else GuardrailsSpec().addons
+    if spec is not None:
+        addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
+        alert_delivery.alert_problems(spec, cloud, problems, spec_root)
+    if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
+        return
+    if addons.autoscaler_region_value and region is None:
+        problems.add(root + ("region",), f"cluster-autoscaler on {cloud.value} needs the cluster's region (its "
+                     "chart otherwise defaults to us-east-1 and would find no node groups)", None)
+    if spec is not None and spec.autoscaler_image is None:
+        problems.add(spec_root + ("charts", "cluster_autoscaler_image"), "no cluster-autoscaler release is known "
+                     f"for Kubernetes {spec.kubernetes_version} (known: "
+                     f"{', '.join(sorted(AUTOSCALER_IMAGE_BY_KUBERNETES))}); set the image tag of the autoscaler "
+                     f"release for {spec.kubernetes_version} (v{spec.kubernetes_version}.PATCH)", None)
+
+
+def alarm_problems(spec: GuardrailsSpec, cloud: Cloud, register_alarms: AlarmRegistrar | None, problems: Problems,
+                   spec_root: tuple[str | int, ...] = ("spec",)) -> None:
+    """CloudWatch alarms are cloud resources this Kubernetes-only component cannot create:
+    the cloudwatch backend needs a registrar (``Platform`` passes its cluster target's)."""
+    chosen = alert_delivery.backend(spec, cloud)
+    if chosen is AlertBackend.CLOUDWATCH and chosen in alert_delivery.BACKENDS_ON[cloud] and register_alarms is None:
+        default = " (the default on aws)" if spec.alerts.backend is None else ""
+        problems.add(spec_root + ("alerts", "backend"), f"alert backend 'cloudwatch'{default} creates CloudWatch "
+                     "alarms, which need register_alarms (Platform passes its EksCluster's); without one choose "
+                     "backend 'prometheus-operator' or set alerts.enabled false", "cloudwatch")
 
 
 def _pool_list(pools: Sequence[PoolSpec]) -> str:

@@ -14,7 +14,7 @@ def serve() -> None:
     """Build the pack from every registered policy and serve it until the engine stops it."""
     from pulumi_policy import EnforcementLevel, PolicyPack
 
-    from nodepools.policies.pack import PACK_NAME, policies
+    from nodepools.pack.adapter import PACK_NAME, policies
 
     # pulumi_policy deserialises every resource again for each policy, allocating many
     # short-lived containers; with CPython's default collector thresholds, collections

@@ -1,7 +1,7 @@
 """The shapes every rule shares: a resource as the engine sends it, a finding, a policy spec.
 
 Rules are plain functions over plain data so other teams can call them, test
-them and assemble their own pack; only ``nodepools.policies.pack`` knows
+them and assemble their own pack; only ``nodepools.pack.adapter`` knows
 pulumi_policy's callback shapes.
 """
 from __future__ import annotations
