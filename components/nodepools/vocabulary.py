@@ -243,3 +243,24 @@ ANNOTATION_KARPENTER_DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 # Node annotation that keeps cluster-autoscaler from scaling a node down.
 ANNOTATION_CA_SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 COMPONENT_KARPENTER = "nodepools:karpenter:Karpenter"
+
+
+# --- warm capacity and node repair (docs/design.md section 9) ---------------------------
+# Pods that only hold capacity (CapacityBuffer templates, overprovisioning placeholders)
+# carry this label: every policy but ``schedulable`` leaves them alone.
+LABEL_PLACEHOLDER = "nodepools.io/placeholder"
+LABEL_PLACEHOLDER_VALUE = "true"
+# The placeholder PriorityClass: below every nodepools class (training is -5), above
+# cluster-autoscaler's expendable cutoff (-10), so placeholders still trigger scale-up.
+PRIORITY_CLASS_OVERPROVISIONING = "nodepools-overprovisioning"
+# The namespace holding warm capacity (buffers, their PodTemplates, placeholders) and its quota.
+WARM_NAMESPACE = "nodepools-warm"
+TYPE_POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"
+TYPE_CAPACITY_BUFFER_V1BETA1 = "kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer"
+TYPE_CAPACITY_BUFFER_V1ALPHA1 = "kubernetes:autoscaling.x-k8s.io/v1alpha1:CapacityBuffer"
+CAPACITY_BUFFER_TYPES = (TYPE_CAPACITY_BUFFER_V1BETA1, TYPE_CAPACITY_BUFFER_V1ALPHA1)
+TYPE_CUSTOM_RESOURCE_DEFINITION = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+# What makes a workload autoscaled (section 9, "Warm capacity objects").
+HPA_TYPES = ("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler")
+TYPE_KEDA_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+TYPE_KSERVE_INFERENCE_SERVICE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"

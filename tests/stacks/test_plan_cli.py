@@ -31,7 +31,7 @@ def test_json_plan_of_aws_dev_holds_the_pools_table(capsys):
     assert plan["counts"]["aws:eks/nodeGroup:NodeGroup"] == 4
     assert sum(plan["counts"].values()) == len(plan["resources"])
     assert plan["layout"]["chosen"] == "specialized" and plan["layout"]["warning"] is None
-    assert (plan["policy"]["pack"], plan["policy"]["policies"], plan["policy"]["violations"]) == ("nodepools", 29, [])
+    assert (plan["policy"]["pack"], plan["policy"]["policies"], plan["policy"]["violations"]) == ("nodepools", 31, [])
 
 
 def test_resource_tree_links_children_to_parents(capsys):

@@ -20,7 +20,7 @@ def test_aws_karpenter_plans_clean_with_the_examples_placed(capsys):
         os.chdir(cwd)
     data = json.loads(capsys.readouterr().out)
     assert (code, data["error"]) == (0, None)
-    assert (data["policy"]["policies"], data["policy"]["violations"]) == (29, [])
+    assert (data["policy"]["policies"], data["policy"]["violations"]) == (31, [])
     assert data["counts"]["kubernetes:karpenter.sh/v1:NodePool"] == 3
     assert data["counts"]["aws:eks/nodeGroup:NodeGroup"] == 1
     # Karpenter keeps no minimum: the pools table says so instead of echoing the spec's min_nodes.

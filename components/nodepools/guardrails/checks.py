@@ -24,6 +24,7 @@ from nodepools.guardrails.addon_modes import addon_mode_problems, installs_clust
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.alerts_spec import AlertBackend
 from nodepools.guardrails.capacity import largest_node
+from nodepools.guardrails.repair import karpenter_repair_problems
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec, KueueMode
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
@@ -50,6 +51,7 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
     if spec is not None:
         addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
         alert_delivery.alert_problems(spec, cloud, problems, spec_root)
+        karpenter_repair_problems(cluster, spec, problems, root)
     if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
         return
     if addons.autoscaler_region_value and region is None:

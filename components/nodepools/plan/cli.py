@@ -36,7 +36,7 @@ from pathlib import Path
 
 import nodepools
 from nodepools.pack import PackExistsError, write_pack
-from nodepools.plan import verdicts
+from nodepools.plan import headroom, verdicts
 from nodepools.plan.project import ProjectError, find_project, load_project
 from nodepools.plan.render import render
 from nodepools.plan.run import StackRun, run_stack, with_workloads
@@ -96,12 +96,14 @@ def main(argv: list[str] | None = None) -> int:
         plan["error"] = {"kind": "program", "lines": [f"{failed.project.root} (stack {failed.stack}): {failed.error}"]}
     judged = with_workloads(stack_run, apps)
     if plan["error"] is None and not args.no_policy:
+        config = None
         try:
             config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
             plan["policy"] = verdicts.policy_report(judged, args.policy_pack, config)
         except (OSError, ValueError, verdicts.PackError) as err:
             plan["error"] = {"kind": "policy", "lines": [f"the policy pack could not run: {err}"]}
         plan["placement"] = verdicts.placement_matrix(judged)
+        plan["headroom"] = headroom.headroom_report(judged, config)
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
             args.report.write_text(f"# Offline plan of {project.name}/{args.stack}\n\n{plan['placement']['markdown']}")

@@ -10,7 +10,7 @@ Defaults: minClusterVersion "1.32"; spotCheckpointMax "30m"; defaultModelLoadSec
 300; batchQuotaShare 0.6 (the guardrails' upper bound for the batch namespace's
 share of the resident and batch pools, see ``nodepools.guardrails.spec``);
 exemptNamespaces []; tolerationApprovals {}; offPeakWindow 00:00-06:00 UTC; waivers [];
-nodeAgentNamespaces [] (beyond the system namespaces); nodeLabelSources [].
+nodeAgentNamespaces [] (beyond the system namespaces); nodeLabelSources []; gpuNodeStartSeconds 300.
 """
 from __future__ import annotations
 
@@ -77,6 +77,9 @@ class Settings(_Strict):
     gpu_device_classes: tuple[str, ...] = Field((), alias="gpuDeviceClasses")
     node_agent_namespaces: tuple[str, ...] = Field((), alias="nodeAgentNamespaces")
     node_label_sources: tuple[str, ...] = Field((), alias="nodeLabelSources")
+    gpu_node_start_seconds: float = Field(
+        300.0, alias="gpuNodeStartSeconds", ge=0,
+        description="seconds from a GPU node's purchase to a schedulable GPU (boot, driver, device plugin)")
 
     @field_validator("min_cluster_version")
     @classmethod
@@ -136,6 +139,9 @@ PROPERTIES: dict[str, dict[str, Any]] = {
     "gpuDeviceClasses": {"type": "array", "items": {"type": "string"}, "default": [],
                          "description": "DRA DeviceClass names whose claims request a GPU, besides classes whose "
                                         "selectors name gpu.nvidia.com"},
+    "gpuNodeStartSeconds": {"type": "number", "minimum": 0, "default": 300,
+                            "description": "seconds from a GPU node's purchase to a schedulable GPU (boot, driver, "
+                                           "device plugin)"},
 }
 
 

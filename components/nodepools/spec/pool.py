@@ -18,7 +18,9 @@ from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.karpenter import KarpenterOptions
 from nodepools.spec.presets import PlacementStrategy, preset, preset_default
+from nodepools.spec.repair import NodeRepair
 from nodepools.spec.sharing import GpuSharing, sharing_labels
+from nodepools.spec.warm import WarmCapacity
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
 MAX_NODES_LIMIT = 1000
@@ -88,6 +90,12 @@ class PoolSpec(StrictModel):
     karpenter: KarpenterOptions | None = None
     # Default: none (whole GPUs); nodepools.spec.sharing.
     gpu_sharing: GpuSharing = Field(default_factory=GpuSharing)
+    # docs/design.md section 9: spare replicas kept ready (gpu-inference only; nodepools.spec.warm)
+    # and node auto-repair (on for GPU pools unless opted out; nodepools.spec.repair).
+    warm: WarmCapacity | None = Field(None, description="Spare replica-shaped capacity kept ready "
+                                      "(gpu-inference pools only). Default: none.")
+    repair: NodeRepair = Field(default_factory=NodeRepair, description="Node auto-repair. Default: mode auto "
+                               "(on for GPU pools, the provider's default elsewhere).")
 
     @model_validator(mode="before")
     @classmethod

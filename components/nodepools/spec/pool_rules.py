@@ -13,8 +13,10 @@ from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType
 from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.presets import PlacementStrategy, preset
+from nodepools.spec.repair import check_repair
 from nodepools.spec.sharing import check_sharing
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
+from nodepools.spec.warm import check_warm
 
 if TYPE_CHECKING:
     from nodepools.spec.pool import PoolSpec
@@ -36,6 +38,8 @@ def check_pool(spec: "PoolSpec", problems: Problems) -> None:
         check_sharing(spec, problems)
     check_labels_and_taints(spec, problems)
     check_karpenter_pool(spec, problems)
+    check_warm(spec, problems, types)
+    check_repair(spec, problems)
 
 
 def check_name(spec: "PoolSpec", problems: Problems) -> None:
