@@ -55,7 +55,8 @@ bench: $(STAMP)
 refresh-upstream: $(STAMP)
 	$(VENV)/bin/python tools/refresh_upstream.py \
 		$(if $(AUTOSCALER_GIT),--autoscaler-git $(AUTOSCALER_GIT)) $(if $(KUEUE_GIT),--kueue-git $(KUEUE_GIT)) \
-		$(if $(NVIDIA_GIT),--nvidia-git $(NVIDIA_GIT)) $(if $(GMP_GIT),--gmp-git $(GMP_GIT))
+		$(if $(NVIDIA_GIT),--nvidia-git $(NVIDIA_GIT)) $(if $(GMP_GIT),--gmp-git $(GMP_GIT)) \
+		$(if $(KARPENTER_GIT),--karpenter-git $(KARPENTER_GIT))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
