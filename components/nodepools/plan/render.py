@@ -63,18 +63,29 @@ def _gpus(row: dict[str, Any]) -> str:
 
 
 def _pools(pools: list[dict[str, Any]], width: int) -> list[str]:
+    """A table; too wide, it names each pool's first instance type (+N more) and the
+    lines under it list them all. Taints follow, one line per pool."""
     headers = ["pool", "class", "provisioner", "capacity", "min/max", "instance types", "GPUs/node"]
-    rows = [[p["name"], p["class"] or "?", p["provisioner"] or "-", p["capacity"] or "?",
-             f"{'-' if p['min_nodes'] is None else p['min_nodes']}/{'?' if p['max_nodes'] is None else p['max_nodes']}",
-             ", ".join(p["instance_types"]) or "?", _gpus(p)] for p in pools]
-    table = _table(headers, rows)
+
+    def rows(types: Any) -> list[list[str]]:
+        return [[p["name"], p["class"] or "?", p["provisioner"] or "-", p["capacity"] or "?",
+                 f"{'-' if p['min_nodes'] is None else p['min_nodes']}/"
+                 f"{'?' if p['max_nodes'] is None else p['max_nodes']}", types(p["instance_types"]), _gpus(p)]
+                for p in pools]
+
+    table = _table(headers, rows(lambda t: ", ".join(t) or "?"))
+    listed = _fits(table, width)
+    if not listed:
+        table = _table(headers, rows(lambda t: (t[0] + (f" +{len(t) - 1}" if len(t) > 1 else "")) if t else "?"))
     if not _fits(table, width):
-        table = []
-        for p, row in zip(pools, rows):
-            table += wrap(f"{p['name']}: {', '.join(f'{h} {c}' for h, c in zip(headers[1:], row[1:]))}", width, "  ")
+        table = [ln for p, row in zip(pools, rows(lambda t: ", ".join(t) or "?"))
+                 for ln in wrap(f"{p['name']}: {', '.join(f'{h} {c}' for h, c in zip(headers[1:], row[1:]))}",
+                                width, "  ")]
+        listed = True
     out = [f"Pools ({len(pools)}):", *table]
     for p in pools:
-        out += wrap(f"taints of {p['name']}: {', '.join(p['taints']) or 'none'}", width, "  ")
+        types = "" if listed else f"instance types {', '.join(p['instance_types'])}; "
+        out += wrap(f"{p['name']}: {types}taints {', '.join(p['taints']) or 'none'}", width, "  ")
     return out
 
 
