@@ -19,3 +19,41 @@ def pytest_sessionstart(session) -> None:  # noqa: ARG001 - pytest hook signatur
         venv = project.parent / "venv"
         if "virtualenv: venv" in project.read_text() and not venv.exists() and not venv.is_symlink():
             venv.symlink_to(Path(sys.prefix), target_is_directory=True)
+
+
+def schema_errors(document: dict) -> list[str]:
+    """Where ``document`` breaks the shipped report schema (nodepools/plan/report.schema.json)."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("nodepools.plan").joinpath("report.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def every_plan_report_is_schema_valid():
+    """Every report the suite's in-process plans produce is validated against the shipped
+    schema as it is produced (a test whose plan breaks it fails); reports written by
+    subprocesses are checked by their tests (tests/distribution)."""
+    from nodepools.plan import cli
+
+    original = cli.report_document
+
+    def checked(plan: dict) -> dict:
+        document = original(plan)
+        problems = schema_errors(json.loads(json.dumps(document, default=str)))
+        assert not problems, f"the plan report breaks report.schema.json: {problems[:5]}"
+        return document
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "report_document", checked)
+        yield
+
+
+import json  # noqa: E402

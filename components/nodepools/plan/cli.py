@@ -129,11 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
     except UsageError as err:
-        print(err, file=sys.stderr)
-        if argv[:1] == ["plan"]:
-            _emit(_empty(None, "?", [_error("usage", str(err))]), json_out=False, json_file=_json_file_in(argv),
-                  terminal=None)
-        return EXIT_ERROR
+        if argv[:1] != ["plan"]:
+            print(err, file=sys.stderr)
+            return EXIT_ERROR
+        return _emit(_empty(None, "?", [_error("usage", str(err))]), json_out=False, json_file=_json_file_in(argv),
+                     terminal=None)
     if args.command == "pack":
         return _pack_new(args.directory, args.force)
     terminal = Terminal.for_stdout(no_color=args.no_color)
@@ -231,11 +231,17 @@ def status_of(plan: dict[str, Any]) -> tuple[str, int]:
 RESULTS = {"ok": "ok", "violations": "mandatory policy violated", "invalid": "error", "failed": "error"}
 
 
-def _emit(plan: dict[str, Any], *, json_out: bool, json_file: Path | None, terminal: Terminal | None) -> int:
+def report_document(plan: dict[str, Any]) -> dict[str, Any]:
+    """The JSON report of ``plan`` (``report.schema.json``): schemaVersion, status and exit code first."""
     from nodepools.plan.report import SCHEMA_VERSION
     status, code = status_of(plan)
-    document = {"schemaVersion": SCHEMA_VERSION, "status": status, "exit_code": code, "result": RESULTS[status],
-                **{k: v for k, v in plan.items() if k not in ("schemaVersion", "status", "exit_code", "result")}}
+    return {"schemaVersion": SCHEMA_VERSION, "status": status, "exit_code": code, "result": RESULTS[status],
+            **{k: v for k, v in plan.items() if k not in ("schemaVersion", "status", "exit_code", "result")}}
+
+
+def _emit(plan: dict[str, Any], *, json_out: bool, json_file: Path | None, terminal: Terminal | None) -> int:
+    document = report_document(plan)
+    code = document["exit_code"]
     text = json.dumps(document, indent=2, sort_keys=False, default=str)
     if json_file is not None:
         try:
@@ -251,7 +257,8 @@ def _emit(plan: dict[str, Any], *, json_out: bool, json_file: Path | None, termi
         terminal.print(render(document, width=terminal.width))
     else:
         for error in plan.get("errors") or []:
-            print(f"nodepools plan: {error['message']}", file=sys.stderr)
+            print(f"{error['message']}" if error["kind"] == "usage" else f"nodepools plan: {error['message']}",
+                  file=sys.stderr)
     if terminal is not None and not json_out and plan.get("errors") and plan.get("program") is None:
         for error in plan["errors"]:
             print(f"nodepools plan: {error['message']}", file=sys.stderr)
