@@ -50,7 +50,9 @@ def test_the_sdist_holds_no_tests_rather_than_some(dist):
 
 def test_installed_cli_plans_a_copied_example_with_the_shipped_pack(app_venv, tmp_path):
     project = tmp_path / "my-stack"
-    shutil.copytree(REPO / "examples" / "existing-cluster", project)
+    shutil.copytree(REPO / "examples" / "existing-cluster", project, ignore=shutil.ignore_patterns("venv"))
+    # The project's `virtualenv: venv` is where the user installed nodepools: the wheel's venv.
+    (project / "venv").symlink_to(app_venv, target_is_directory=True)
     nodepools_cli = bin_of(app_venv, "nodepools")
     assert run(nodepools_cli, "--version").stdout.strip() == f"nodepools {nodepools.__version__}"
     where = run(bin_of(app_venv, "python"), "-c", "import nodepools; print(nodepools.__file__)").stdout
