@@ -11,6 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from report_schema import schema_errors  # noqa: E402
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -19,18 +22,6 @@ def pytest_sessionstart(session) -> None:  # noqa: ARG001 - pytest hook signatur
         venv = project.parent / "venv"
         if "virtualenv: venv" in project.read_text() and not venv.exists() and not venv.is_symlink():
             venv.symlink_to(Path(sys.prefix), target_is_directory=True)
-
-
-def schema_errors(document: dict) -> list[str]:
-    """Where ``document`` breaks the shipped report schema (nodepools/plan/report.schema.json)."""
-    import json
-    from importlib import resources
-
-    import jsonschema
-
-    schema = json.loads(resources.files("nodepools.plan").joinpath("report.schema.json").read_text())
-    validator = jsonschema.Draft202012Validator(schema)
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
 
 
 import pytest  # noqa: E402

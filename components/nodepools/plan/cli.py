@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -110,8 +111,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _absolute(path: Path | None) -> Path | None:
-    """Paths given on the command line are relative to where the command runs."""
-    return None if path is None else Path.cwd() / path
+    """Paths given on the command line are relative to where the command runs (made absolute
+    lexically: a symlinked folder keeps the name the user gave)."""
+    return None if path is None else Path(os.path.abspath(path))
 
 
 def _json_file_in(argv: list[str]) -> Path | None:
@@ -184,7 +186,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
     apps = []
     for spec in args.workloads:
         directory, _, stack = spec.partition(":")
-        apps.append(run_stack(load_project(Path.cwd() / directory), stack or "dev"))
+        apps.append(run_stack(load_project(Path(os.path.abspath(directory))), stack or "dev"))
     plan = build_report(stack_run)
     plan["project_dir"] = str(project.root)
     plan["workload_projects"] = [f"{a.project.root}:{a.stack}" for a in apps]
