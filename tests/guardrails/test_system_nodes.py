@@ -87,3 +87,16 @@ def test_the_layout_verdict_counts_the_system_nodes_as_unknown(aws_pools):
     assert attached.reasons[0].startswith("at least 10 nodes (plus the cluster's own system nodes, number unknown) "
                                           "of uniform work (batch)")
     assert SystemNodes(**SYSTEM).selects({"eks.amazonaws.com/nodegroup": "system", "other": "x"})
+
+
+@pytest.mark.parametrize("keep, namespaces, releases_", [
+    ("batch", ["batch"], ["cluster-autoscaler"]),
+    ("gpu-training", ["training"], ["cluster-autoscaler", "kueue", "nvidia-device-plugin"]),
+])
+def test_batch_only_and_training_only_platforms_are_valid_too(keep, namespaces, releases_, aws_pools, fake_cluster):
+    pools = [p for p in aws_pools if p.pool_class.value == keep]
+    run = run_platform(fake_cluster(), {"pools": pools, "system_nodes": SYSTEM})
+    assert sorted(r.inputs["metadata"]["name"] for r in run.of_type("kubernetes:core/v1:Namespace")) == namespaces
+    assert sorted(releases(run)) == releases_
+    assert {k: releases(run)["cluster-autoscaler"][k] for k in ("nodeSelector", "tolerations")} == ON_SYSTEM
+    assert len(run.of_type("kubernetes:core/v1:LimitRange")) == 1  # batch and training namespaces default requests

@@ -98,3 +98,29 @@ def test_pool_guardrail_and_cluster_findings_point_at_their_config_entries():
     assert _config_path_of("(stack)", "", pools, "nodepools") == "nodepools:pools"
     assert _config_path_of("kubernetes:apps/v1:Deployment web",
                            "urn:pulumi:ci::nodepools::kubernetes:apps/v1:Deployment::web", pools, "nodepools") is None
+
+
+def test_a_program_error_points_at_the_project_line_that_raised(tmp_path, capsys, stack_config, monkeypatch):
+    program = "import pulumi\n\n\nraise ValueError('no such pool: gpu')\n"
+    root = project(tmp_path, stack_config("aws-dev"), program)
+    monkeypatch.chdir(root)
+    code, lines = annotations(tmp_path, capsys, root)
+    assert code == 2 and json.loads((tmp_path / "plan.json").read_text())["status"] == "failed"
+    assert lines == ["::error file=program/__main__.py,line=4,title=nodepools program::ValueError: no such pool: gpu"]
+
+
+def test_annotations_of_a_clean_plan_are_none_and_help_is_plain(tmp_path, capsys, stack_config, monkeypatch):
+    root = project(tmp_path, stack_config("gcp-dev"))
+    monkeypatch.chdir(root)
+    code, lines = annotations(tmp_path, capsys, root)
+    assert (code, lines) == (0, [])
+    try:
+        annotate(["--help"])
+    except SystemExit as done:
+        assert done.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m nodepools.plan.annotations [-h] PLAN.json")
+    assert "nodepools plan --stack prod --json-file plan-out/prod.json || status=$?" in out
+    (tmp_path / "other.json").write_text('{"not": "a report"}')
+    assert annotate([str(tmp_path / "other.json")]) == 2
+    assert "not a nodepools plan report" in capsys.readouterr().out
