@@ -5,7 +5,8 @@ Works on a report of any status (ok, violations, invalid, failed): each error an
 finding already carries its ``file``, ``line`` and, for config, its ``config_path``
 (``nodepools plan`` computed them: the stack file's line for config, the project line
 that registered a resource otherwise). Mandatory findings and errors are ``::error``,
-advisory findings ``::warning``, findings preview cannot decide ``::notice``.
+advisory findings ``::warning``; what preview cannot decide stays in the report (it is not a
+finding to act on in review).
 Format: docs.github.com "Workflow commands for GitHub Actions".
 """
 from __future__ import annotations
@@ -64,13 +65,12 @@ def github_annotations(plan: dict[str, Any]) -> Iterator[str]:
             message = f"{error['config_path']}: {message}"
         yield annotation("error", error.get("file"), error.get("line"), f"nodepools {error['kind']}", message)
     policy = plan.get("policy") or {}
-    for level_of, rows in ((None, policy.get("violations", [])), ("notice", policy.get("undecided", []))):
-        for row in rows:
-            level = level_of or ("error" if row["enforcement"] == "mandatory" else "warning")
-            finding = " ".join(row["message"].splitlines()[1:]) or row["message"]
-            where = f"{row['config_path']}: " if row.get("config_path") else ""
-            yield annotation(level, row.get("file"), row.get("line"), f"nodepools policy {row['policy']}",
-                             f"{where}{row['resource']}: {finding}")
+    for row in policy.get("violations", []):
+        level = "error" if row["enforcement"] == "mandatory" else "warning"
+        finding = " ".join(row["message"].splitlines()[1:]) or row["message"]
+        where = f"{row['config_path']}: " if row.get("config_path") else ""
+        yield annotation(level, row.get("file"), row.get("line"), f"nodepools policy {row['policy']}",
+                         f"{where}{row['resource']}: {finding}")
 
 
 def main(argv: list[str] | None = None) -> int:
