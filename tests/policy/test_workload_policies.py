@@ -93,7 +93,7 @@ def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
     assert [d.message.split("\n")[1] for d in diags] == [
         "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates 2 taints that are not "
         "of its own class (resident) and that namespace 'services' is not approved for "
-        "(spec.template.spec.tolerations: nodepools.io/pool-class=gpu-inference:NoSchedule, "
+        "(nodepools.io/pool-class=gpu-inference:NoSchedule, "
         "nvidia.com/gpu=present:NoSchedule). Fix: remove those tolerations, or add 'services' to "
         "tolerationApprovals['nodepools.io/pool-class=gpu-inference'], ['nvidia.com/gpu=present'] "
         "(or to nodeAgentNamespaces) in the pack config"]

@@ -164,7 +164,8 @@ def _approval_finding(ref: WorkloadRef, unapproved: dict[str, list[dict]]) -> Fi
                        f"'{ref.namespace}' is not approved for it",
                        f"remove that toleration, or add '{ref.namespace}' to tolerationApprovals"
                        f"['{taint['key']}={taint['value']}']" + fix_tail, ref.namespace)
-    listed = "; ".join(f"{field}: {', '.join(taint_text(t) for t in ts)}" for field, ts in unapproved.items())
+    listed = "; ".join(f"{field}: {', '.join(taint_text(t) for t in ts)}" for field, ts in unapproved.items()) \
+        if len(unapproved) > 1 else ", ".join(taint_text(t) for t in taints)
     keys = ", ".join(f"['{t['key']}={t['value']}']" for t in taints)
     return Finding(ref.res.urn, subject(ref), ", ".join(unapproved),
                    f"tolerates {len(taints)} taints that are not of its own class ({own}) and that namespace "
