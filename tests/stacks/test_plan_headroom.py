@@ -62,4 +62,8 @@ def test_the_text_plan_names_a_cold_pool_and_the_longer_wait(stack_config, run_s
         "(cold): cold now"]
     rendered = render({"stack": "aws-dev", "project": "nodepools", "program": "stacks/__main__.py", "engine": "mock",
                        "error": None, "resources": [], "counts": {}, "pools": [], "notes": [], "headroom": report})
-    assert "\n".join(report["text"]) in rendered
+    # Rendered within the width (100 columns), entries wrapped under their indent.
+    section = rendered[rendered.index("Warm capacity"):rendered.index("Result:")].rstrip()
+    assert " ".join(section.split()) == " ".join(" ".join(report["text"]).split())
+    assert max(len(line) for line in section.splitlines()) <= 100
+    assert "\n      lands on np-aws-dev-inference (cold): cold now" in section
