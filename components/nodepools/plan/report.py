@@ -15,6 +15,7 @@ from pulumi.runtime.rpc import UNKNOWN as WIRE_UNKNOWN
 
 from nodepools.config.stack_config import StackConfigError
 from nodepools.plan.run import StackRun
+from nodepools.spec.outputs import PoolOutputs
 from nodepools.vocabulary import PoolClass
 
 SHOWN_UNKNOWN = "<unknown>"
@@ -63,22 +64,20 @@ def resources(sr: StackRun) -> list[dict[str, Any]]:
 
 
 def pools_table(pools: Any) -> list[dict[str, Any]]:
-    """One row per exported pool: class, provisioner, capacity, min/max (no minimum for a
-    Karpenter pool), instance types, GPUs, taints."""
+    """One row per exported pool (``PoolOutputs``): class, provisioner, capacity, min/max (no
+    minimum for a Karpenter pool), instance types, GPUs, taints."""
     if not isinstance(pools, dict):
         return []
     rows = []
     order = {c.value: i for i, c in enumerate(PoolClass)}
-    for name, pool in sorted(pools.items(), key=lambda item: (order.get(item[1].get("poolClass"), 9), item[0])):
-        gpu = pool.get("gpu") or None
+    read = {name: PoolOutputs.from_dict(pool) for name, pool in pools.items() if isinstance(pool, dict)}
+    for name, pool in sorted(read.items(), key=lambda item: (order.get(item[1].pool_class, 9), item[0])):
         rows.append({
-            "name": name, "class": pool.get("poolClass"), "provisioner": pool.get("provisioner"),
-            "capacity": pool.get("capacity"),
-            "min_nodes": pool.get("minNodes"), "max_nodes": pool.get("maxNodes"),
-            "instance_types": list(pool.get("instanceTypes") or []),
-            "gpus_per_node": gpu.get("countPerNode") if gpu else 0,
-            "gpu_model": gpu.get("model") if gpu else None,
-            "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in pool.get("nodeTaints") or []],
+            "name": name, "class": pool.pool_class, "provisioner": pool.provisioner, "capacity": pool.capacity,
+            "min_nodes": pool.min_nodes, "max_nodes": pool.max_nodes, "instance_types": list(pool.instance_types or []),
+            "gpus_per_node": pool.gpu.count_per_node if pool.gpu else 0,
+            "gpu_model": pool.gpu.model if pool.gpu else None,
+            "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in pool.node_taints or []],
         })
     return rows
 
