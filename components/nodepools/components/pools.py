@@ -37,7 +37,7 @@ class NodePool(pulumi.ComponentResource):
                  opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None) -> None:
         if not isinstance(spec, PoolSpec):
             spec = PoolSpec.model_validate({"name": resource_name, **dict(spec)})
-        if validated is None or not validated.covers_pool(spec, cluster.cloud):
+        if validated is None or not validated.covers_pool(spec, cluster):
             cluster.check_pool(spec)
         super().__init__(COMPONENT_NODE_POOL, resource_name, None, opts)
         self.spec = spec

@@ -10,15 +10,15 @@ in one ``StackConfigError`` whose lines name the config path, e.g.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import pulumi
 from pydantic import Field, ValidationError, model_validator
 
-from nodepools.backends.base import ClusterTarget
 from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
 from nodepools.components.platform import PlatformArgs
 from nodepools.components.validated import ValidatedPlatform, validate_platform
+from nodepools.config.connection import PlannedTarget
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
@@ -145,13 +145,14 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
         raise StackConfigError(_describe(err), err) from None
 
 
-def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget]) -> ValidatedPlatform:
-    """Build the cluster's pool target from config alone (``make_target`` must
-    register nothing) and check every pool against that cloud's rules, so a pool
-    the cloud refuses stops the stack before its cluster registers. The result is
-    what ``Platform`` takes without checking again, on the real target of that cloud."""
+def check_on_target(config: StackConfig, planned: PlannedTarget) -> ValidatedPlatform:
+    """Build the cluster's pool target before the cluster registers (``planned``:
+    ``planned_eks_target``/``planned_gke_target`` of the config; it registers nothing) and
+    check every pool against that cloud's rules, so a pool the cloud refuses stops the stack
+    before its cluster registers. The result is what ``Platform`` takes without checking
+    again, on that same target."""
     problems = Problems()
-    target = absorb(problems, make_target, ("cluster",))
+    target = absorb(problems, lambda: planned.target, ("cluster",))
     validated = None
     if target is not None:
         # Everything the Platform would refuse (the cloud's pool rules, the pool set,
@@ -160,5 +161,6 @@ def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget
     try:
         problems.raise_if_any("StackConfig")
     except ValidationError as err:
+        planned.abandon()
         raise StackConfigError(_describe(err), err) from None
     return validated

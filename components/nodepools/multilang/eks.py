@@ -89,8 +89,8 @@ class EksPlatform(pulumi.ComponentResource):
     """The Kueue LocalQueue of each queued workload class, by class (empty without Kueue)."""
 
     def __init__(self, name: str, args: EksPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        target, spec = validated("EksPlatform", lambda: eks_target(args), args, NAMES)
+        platform = validated("EksPlatform", lambda: eks_target(args), args, NAMES)
         super().__init__(TYPE, name, {}, opts)
-        self.pools, self.namespaces, self.local_queues = build_platform(self, name, target, spec,
+        self.pools, self.namespaces, self.local_queues = build_platform(self, name, platform,
                                                                         args["kubernetes_provider"])
 

@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 import pulumi
 import pulumi_kubernetes as k8s
 
-from nodepools.backends.base import ClusterTarget
-from nodepools.components.platform import Platform, PlatformArgs
+from nodepools.components.platform import Platform
+from nodepools.components.validated import ValidatedPlatform
 
 
 def pool_outputs(platform: Platform) -> dict[str, Any]:
@@ -26,11 +26,12 @@ class PlatformOutputs(NamedTuple):
     local_queues: pulumi.Output[dict[str, str]]
 
 
-def build_platform(component: pulumi.ComponentResource, name: str, target: ClusterTarget, spec: PlatformArgs,
+def build_platform(component: pulumi.ComponentResource, name: str, validated: ValidatedPlatform,
                    k8s_provider: k8s.Provider) -> PlatformOutputs:
-    """The ``Platform`` as ``component``'s child and the typed outputs both clouds' components
-    expose, registered on ``component``."""
-    platform = Platform(name, target, spec, k8s_provider, opts=pulumi.ResourceOptions(parent=component))
+    """The ``Platform`` (on ``validated``'s target, with no rule run again) as ``component``'s
+    child and the typed outputs both clouds' components expose, registered on ``component``."""
+    platform = Platform(name, validated.target, validated, k8s_provider,
+                        opts=pulumi.ResourceOptions(parent=component))
     outputs = PlatformOutputs(pulumi.Output.from_input(pool_outputs(platform)),
                               pulumi.Output.from_input(platform.guardrails.namespaces),
                               pulumi.Output.from_input(platform.guardrails.local_queues))
