@@ -2,8 +2,9 @@
 
 A stack's ``Pulumi.<env>.yaml`` holds these keys in the ``nodepools`` namespace:
 ``cluster`` (``nodepools.config.cluster``), ``layout`` (``flat`` | ``specialized``),
-``pools`` (a list of ``PoolSpec`` fields) and ``guardrails`` (the guardrails spec;
-default: every guardrail at its default). Every problem of every key is reported
+``pools`` (a list of ``PoolSpec`` fields), ``guardrails`` (the guardrails spec;
+default: every guardrail at its default) and ``example`` (default false: true marks a stack
+whose ids are placeholders, which the deploy workflow plans and never deploys). Every problem of every key is reported
 in one ``StackConfigError`` whose lines name the config path, e.g.
 ``nodepools:pools[2].min_nodes: min_nodes (5) must be <= max_nodes (3)``.
 """
@@ -28,7 +29,7 @@ from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
 NAMESPACE = "nodepools"
-KEYS = ("cluster", "layout", "pools", "guardrails")
+KEYS = ("cluster", "layout", "pools", "guardrails", "example")
 
 
 class StackConfigError(pulumi.RunError):
@@ -50,6 +51,8 @@ class StackConfig(StrictModel):
     layout: Layout
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)
     guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
+    # An example stack: its ids are placeholders (tools/deployable_stacks.py leaves it out of deploys).
+    example: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> "StackConfig":
