@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
 	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test test-dist bench clean refresh-upstream vendor-upstream
+.PHONY: plan test test-dist test-all bench bench-smoke clean refresh-upstream vendor-upstream
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,14 @@ test-dist: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py
+
+# Every benchmark end to end at tiny sizes (numbers meaningless): they still run and print their table.
+bench-smoke: $(STAMP)
+	$(VENV)/bin/python -m pytest -m bench tests/bench
+
+# Everything: the suite, the whole distribution matrix and the benchmark smoke run.
+test-all: $(STAMP)
+	NODEPOOLS_DIST_FULL=1 $(VENV)/bin/python -m pytest -m 'bench or not bench'
 
 # Re-read the vendored upstream facts (chart keys, autoscaler releases and flags, CRDs)
 # from fetched git directories and rewrite them; then read `git diff`. Any subset works.
