@@ -74,6 +74,15 @@ class PlannedTarget:
         self._resolvers = {}
         return self.target
 
+    def connect(self, register: Callable[[], ClusterConnection]) -> ClusterConnection:
+        """``register()`` (which creates or attaches the cluster and calls ``bind``); should it
+        fail, nothing may wait for a cluster that will not register."""
+        try:
+            return register()
+        except BaseException:
+            self.abandon()
+            raise
+
     def abandon(self) -> None:
         """The cluster will not register (its config was refused): resolve every deferred
         value as unknown, so nothing waits for it and the program ends with its error."""

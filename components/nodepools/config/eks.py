@@ -33,13 +33,7 @@ def eks_cluster(config: EksClusterConfig, opts: pulumi.ResourceOptions | None = 
     connection's target is ``planned``'s (``planned_eks_target(config)``, the one the stack
     checked its pools against) when given."""
     planned = planned or planned_eks_target(config)
-    try:
-        if config.mode == "create":
-            return _create(config, opts, planned)
-        return _attach(config, opts, planned)
-    except BaseException:
-        planned.abandon()  # nothing may wait for a cluster that will not register
-        raise
+    return planned.connect(lambda: (_create if config.mode == "create" else _attach)(config, opts, planned))
 
 
 # What only a created cluster knows, deferred until it registers (PlannedTarget).

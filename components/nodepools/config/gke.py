@@ -25,13 +25,7 @@ def gke_cluster(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None = 
     """Create (``mode: create``) or attach to (``mode: attach``) the cluster ``config`` describes;
     the connection's target is ``planned``'s (``planned_gke_target(config)``) when given."""
     planned = planned or planned_gke_target(config)
-    try:
-        if config.mode == "create":
-            return _create(config, opts, planned)
-        return _attach(config, opts, planned)
-    except BaseException:
-        planned.abandon()  # nothing may wait for a cluster that will not register
-        raise
+    return planned.connect(lambda: (_create if config.mode == "create" else _attach)(config, opts, planned))
 
 
 def planned_gke_target(config: GkeClusterConfig) -> PlannedTarget:
