@@ -3,9 +3,10 @@
 A stack's ``Pulumi.<env>.yaml`` holds these keys in the ``nodepools`` namespace:
 ``cluster`` (``nodepools.config.cluster``), ``layout`` (``flat`` | ``specialized``),
 ``pools`` (a list of ``PoolSpec`` fields), ``guardrails`` (the guardrails spec;
-default: every guardrail at its default) and ``example`` (default false: true marks a stack
-whose ids are placeholders, which the deploy workflow plans and never deploys). Every problem of every key is reported
-in one ``StackConfigError`` whose lines name the config path, e.g.
+default: every guardrail at its default) and ``example`` (default false: true marks a
+stack whose ids are placeholders, which the deploy workflow plans and never deploys).
+Every problem of every key is reported in one ``StackConfigError`` whose lines name
+the config path, e.g.
 ``nodepools:pools[2].min_nodes: min_nodes (5) must be <= max_nodes (3)``.
 """
 from __future__ import annotations
