@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
 	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test test-dist bench clean refresh-upstream
+.PHONY: plan test test-dist test-all bench bench-smoke clean refresh-upstream vendor-upstream
 
 # The first install takes a few minutes: say so, and let pip show what it collects and installs.
 $(STAMP): pyproject.toml
@@ -58,6 +58,14 @@ test-dist: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py
 
+# Every benchmark end to end at tiny sizes (numbers meaningless): they still run and print their table.
+bench-smoke: $(STAMP)
+	$(VENV)/bin/python -m pytest -m bench tests/bench
+
+# Everything: the suite, the whole distribution matrix and the benchmark smoke run.
+test-all: $(STAMP)
+	NODEPOOLS_DIST_FULL=1 $(VENV)/bin/python -m pytest -m 'bench or not bench'
+
 # Re-read the vendored upstream facts (chart keys, autoscaler releases and flags, CRDs)
 # from fetched git directories and rewrite them; then read `git diff`. Any subset works.
 refresh-upstream: $(STAMP)
@@ -65,6 +73,13 @@ refresh-upstream: $(STAMP)
 		$(if $(AUTOSCALER_GIT),--autoscaler-git $(AUTOSCALER_GIT)) $(if $(KUEUE_GIT),--kueue-git $(KUEUE_GIT)) \
 		$(if $(NVIDIA_GIT),--nvidia-git $(NVIDIA_GIT)) $(if $(GMP_GIT),--gmp-git $(GMP_GIT)) \
 		$(if $(KARPENTER_GIT),--karpenter-git $(KARPENTER_GIT))
+
+# Copy the upstream manifests of tests/upstream/index.yaml into tests/upstream/vendored/ at
+# their pinned commits. Needs a git clone (its git directory) of each repository to copy from:
+#   make vendor-upstream UPSTREAM_GIT="NVIDIA/k8s-device-plugin=/path/to/clone/.git ..."
+vendor-upstream: $(STAMP)
+	$(if $(UPSTREAM_GIT),,$(error give UPSTREAM_GIT="owner/repo=<git dir> ...": a git clone per repository to copy from))
+	$(VENV)/bin/python tests/upstream/vendor.py $(foreach g,$(UPSTREAM_GIT),--git $(g))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

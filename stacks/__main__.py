@@ -5,11 +5,13 @@ its structured config (``nodepools:cluster``, ``nodepools:layout``,
 ``nodepools:pools``, ``nodepools:guardrails``). The program:
 
 1. validates the whole config into the spec, and checks every pool against its
-   cloud's rules: a bad value stops here, listing every bad field by its config
-   path, before any resource registers;
+   cloud's rules on the pools' target (built from config before the cluster
+   registers; what only the created cluster knows is a deferred output): a bad
+   value stops here, listing every bad field by its config path, before any
+   resource registers;
 2. creates the cluster from the networking ids in config, or attaches to an
    existing one by name, and wires a Kubernetes provider from it;
-3. builds the platform (pools + guardrails) on that cluster;
+3. builds the platform (pools + guardrails) on that same target, running no rule again;
 4. exports the cluster, the layout verdict, and per pool its class, taints,
    labels and workload contract, for app stacks to read via StackReference;
    and where the throttling alerts are evaluated (``alerts``).
@@ -19,8 +21,8 @@ No provider data source is read, so every stack previews without credentials
 """
 import pulumi
 
-from nodepools.config.eks import eks_cluster, eks_target
-from nodepools.config.gke import gke_cluster, gke_target
+from nodepools.config.eks import eks_cluster, planned_eks_target
+from nodepools.config.gke import gke_cluster, planned_gke_target
 from nodepools.components.platform import Platform
 from nodepools.config import from_pulumi
 from nodepools.config.outputs import pools_outputs
@@ -29,11 +31,13 @@ from nodepools.vocabulary import Cloud
 
 config = from_pulumi()
 if config.cloud is Cloud.AWS:
-    validated = check_on_target(config, lambda: eks_target(config.cluster))
-    connection = eks_cluster(config.cluster)
+    planned = planned_eks_target(config.cluster)
+    validated = check_on_target(config, planned)
+    connection = eks_cluster(config.cluster, planned=planned)
 else:
-    validated = check_on_target(config, lambda: gke_target(config.cluster))
-    connection = gke_cluster(config.cluster)
+    planned = planned_gke_target(config.cluster)
+    validated = check_on_target(config, planned)
+    connection = gke_cluster(config.cluster, planned=planned)
 
 verdict = config.verdict
 if verdict.warning:

@@ -18,8 +18,10 @@ is one import away::
         group = my_stack.platform.pools["training"].registered.resource
         return group.capacity_type.apply(lambda capacity: assert_equal(capacity, "SPOT"))
 
-Works in both modes: with ``preview=True`` computed outputs stay unknown, as in
-a real preview. Subclass and override ``outputs`` to add your own.
+Works in both modes: with ``preview=True`` computed outputs are unknown, as in a
+real preview. Subclass and override ``outputs`` to add your own. Mocks that return
+inputs alone leave out what only a cloud computes; the components then stop with an
+error naming the missing value (they never build, say, an IAM role that trusts nobody).
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from typing import Any, Mapping
 
 import pulumi
 
-from nodepools.offline.fakes import fake_outputs
+from nodepools.offline.fakes import fake_outputs, preview_outputs
 
 __all__ = ["STACK_REFERENCE", "NodepoolsMocks", "set_mocks"]
 
@@ -49,7 +51,8 @@ class NodepoolsMocks(pulumi.runtime.Mocks):
         if type_ == STACK_REFERENCE:
             return {**inputs, "outputs": self.stack_outputs.get(name, {}), "secretOutputNames": []}
         state = {"name": name, **inputs}
-        state.update(fake_outputs(type_, name, inputs))
+        outputs = preview_outputs if pulumi.runtime.is_dry_run() else fake_outputs
+        state.update(outputs(type_, name, inputs))
         return state
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:

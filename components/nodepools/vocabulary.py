@@ -108,6 +108,21 @@ GPU_SHARED_RESOURCE = "nvidia.com/gpu.shared"
 # Their name differs from the taint key, so ExtendedResourceToleration does not
 # tolerate nvidia.com/gpu for them: the contract's explicit toleration does.
 MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+
+
+def mig_resource(profile: str) -> str:
+    """The resource a MIG slice of ``profile`` (e.g. ``1g.10gb``) is requested by."""
+    return MIG_RESOURCE_PREFIX + profile
+
+
+def is_gpu_resource(name: object) -> bool:
+    """The one answer to "is this resource name a GPU" (docs/design.md section 6), for the
+    request side (does a pod ask for a GPU) and the offer side (what a node advertises):
+    ``nvidia.com/gpu``, ``nvidia.com/gpu.shared`` or ``nvidia.com/mig-<profile>``."""
+    return isinstance(name, str) and (name in (GPU_RESOURCE, GPU_SHARED_RESOURCE) or
+                                      (name.startswith(MIG_RESOURCE_PREFIX) and len(name) > len(MIG_RESOURCE_PREFIX)))
+
+
 QUOTA_REQUESTS_PREFIX = "requests."
 TAINT_GPU_VALUE = "present"
 HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value)

@@ -83,7 +83,9 @@ def test_no_import_runs_up_or_sideways():
 
 
 def test_no_import_cycle():
-    graph = {m: {t for t in imports(p, at_runtime_only=True) if t in MODULES and t != m} for m, p in MODULES.items()}
+    """Imports used only for type hints count too: a circle of them is still two modules that
+    need each other (and none is hidden under ``if TYPE_CHECKING:``)."""
+    graph = {m: {t for t in imports(p, at_runtime_only=False) if t in MODULES and t != m} for m, p in MODULES.items()}
     cycles, done, stack = [], set(), []
 
     def walk(module: str) -> None:
@@ -107,3 +109,29 @@ def test_pure_layers_import_no_provider_sdk():
     wrong = [f"{m} imports {t}" for m, p in sorted(MODULES.items()) if package_of(m) in NO_PROVIDER_SDK
              for t in imports(p, at_runtime_only=False) if t.split(".")[0] in PROVIDER_SDKS]
     assert wrong == []
+
+
+def test_no_import_hides_under_type_checking():
+    hidden = [module for module, path in sorted(MODULES.items())
+              if any(isinstance(node, ast.If) and is_type_checking(node) for node in ast.walk(ast.parse(path.read_text())))]
+    assert hidden == []
+
+
+DOC = ROOT.parents[1] / "docs" / "architecture.md"
+
+
+def package_edges() -> set[tuple[str, str]]:
+    return {(package_of(m), package_of(t)) for m, p in MODULES.items() for t in imports(p, at_runtime_only=False)
+            if t.split(".")[0] == "nodepools" and package_of(t) != package_of(m)}
+
+
+def test_the_architecture_page_draws_the_code():
+    """docs/architecture.md's layer table is LAYERS, and every arrow of its diagram is an import."""
+    import re
+    text = DOC.read_text()
+    rows = re.findall(r"^\| (\d) \| ([^|]+) \|", text, re.M)
+    assert [set(re.findall(r"`(\w+)`", packages)) for _, packages in rows] == [set(layer) for layer in LAYERS]
+    arrows = set(re.findall(r"^\s+(\w+) --> (\w+)$", text, re.M))
+    assert arrows and arrows <= package_edges(), sorted(arrows - package_edges())
+    drawn = {name for pair in arrows for name in pair}
+    assert drawn == set(LAYER_OF) - {"nodepools", "extras"}

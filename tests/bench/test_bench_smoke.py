@@ -1,15 +1,20 @@
 """The benchmark script runs end to end (``--quick``: tiny sizes, numbers meaningless).
 
 Speed is never asserted here; only that every benchmark still runs against the
-current code and prints its table.
+current code and prints its table. The end-to-end run takes about two minutes of a
+2-core machine, so it is marked ``bench``: ``make bench-smoke`` and ``make test-all``
+run it, ``make test`` leaves it out.
 """
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.bench
 def test_quick_run_prints_the_table_of_every_benchmark():
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--quick"], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)

@@ -123,6 +123,7 @@ def test_mypy_passes(mypy_report, label):
 
 
 PLAIN_MOCKS = r'''
+import sys
 import pulumi
 
 class InputsOnly(pulumi.runtime.Mocks):  # the mocks of Pulumi's unit-testing guide
@@ -131,7 +132,11 @@ class InputsOnly(pulumi.runtime.Mocks):  # the mocks of Pulumi's unit-testing gu
     def call(self, args):
         return {}
 
-pulumi.runtime.set_mocks(InputsOnly(), preview=False)
+if sys.argv[1] == "inputs-only":
+    pulumi.runtime.set_mocks(InputsOnly(), preview=False)
+else:
+    from nodepools.testing import set_mocks
+    set_mocks(preview=False)
 
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
@@ -156,8 +161,23 @@ print("registered")
 '''
 
 
-def test_components_register_under_inputs_only_mocks_in_default_mode():
-    """The node group's ASG name and the autoscaler's IRSA trust read outputs such mocks
-    leave empty (``resources``, the OIDC provider's ``arn``): no crash."""
-    result = subprocess.run([sys.executable, "-c", PLAIN_MOCKS], capture_output=True, text=True)
+def test_components_register_under_nodepools_mocks_in_default_mode():
+    result = subprocess.run([sys.executable, "-c", PLAIN_MOCKS, "nodepools"], capture_output=True, text=True)
     assert (result.returncode, result.stdout.strip()) == (0, "registered"), result.stderr[-3000:]
+
+
+def test_inputs_only_mocks_get_a_clear_error_not_a_role_that_trusts_nobody():
+    """Such mocks leave out what only a cloud computes (the OIDC provider's ``arn``, the node
+    group's ``resources``); the components read it as a real cloud returns it, so they stop
+    and name it, with the mocks that supply it."""
+    result = subprocess.run([sys.executable, "-c", PLAIN_MOCKS, "inputs-only"], capture_output=True, text=True)
+    assert result.returncode != 0 and "registered" not in result.stdout
+    assert ("IRSA role 'ml-cluster-autoscaler' needs the cluster's IAM OIDC provider, but oidc_provider_arn "
+            "resolved empty: give the EksCluster the provider's ARN and issuer URL (an "
+            "aws.iam.OpenIdConnectProvider's arn and url); under pulumi.runtime.set_mocks, return them from the "
+            "mocks (nodepools.testing.NodepoolsMocks)") in result.stderr
+    # Every node group's ASG is tagged; which one the engine reaches first is not fixed.
+    assert re.search(r"EKS node group 'ml-(services|jobs)' reports no Auto Scaling group "
+                     r"\(resources\[0\]\.autoscalingGroups\[0\]\.name\), which its cluster-autoscaler tags "
+                     r"need; under pulumi\.runtime\.set_mocks, return it from the mocks "
+                     r"\(nodepools\.testing\.NodepoolsMocks\)", result.stderr), result.stderr[-2000:]

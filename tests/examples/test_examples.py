@@ -112,14 +112,45 @@ def test_deploy_workflow_gates_prs_on_the_offline_plan_then_previews_with_the_pa
     assert plan["strategy"]["matrix"]["stack"] == ["aws-dev", "aws-prod", "gcp-dev"]
     assert [s["run"] for s in plan["steps"] if s.get("run", "").startswith("make plan")] == [
         'make plan STACK=${{ matrix.stack }} PLAN_ARGS="--json-file plan-out/${{ matrix.stack }}.json"']
-    for job_name in ("deploy-dev", "deploy-prod"):
+    for job_name, group in (("deploy-dev", "dev"), ("deploy-prod", "prod")):
         job = workflow["jobs"][job_name]
-        assert job["if"] == "github.event_name == 'push'"
+        assert "github.event_name == 'push'" in job["if"] and f"needs.stacks.outputs.{group} != '[]'" in job["if"]
+        # Only the stacks tools/deployable_stacks.py lets through: never an example.
+        assert job["strategy"]["matrix"]["stack"] == f"${{{{ fromJSON(needs.stacks.outputs.{group}) }}}}"
         runs = [s["run"] for s in job["steps"] if "run" in s and s["run"].startswith("pulumi ")]
         assert runs == ["pulumi preview --stack ${{ matrix.stack }} --policy-pack policy --diff",
                         "pulumi up --stack ${{ matrix.stack }} --policy-pack policy --yes"]
-    assert workflow["jobs"]["deploy-dev"]["needs"] == ["test", "plan"]
-    assert workflow["jobs"]["deploy-prod"]["needs"] == ["deploy-dev"]
+    assert workflow["jobs"]["deploy-dev"]["needs"] == ["test", "plan", "stacks"]
+    assert workflow["jobs"]["deploy-prod"]["needs"] == ["test", "plan", "stacks", "deploy-dev"]
+    (real,) = [s["run"] for s in workflow["jobs"]["stacks"]["steps"] if s.get("id") == "real"]
+    assert real.splitlines() == [
+        'echo "dev=$(python tools/deployable_stacks.py aws-dev gcp-dev)" >> "$GITHUB_OUTPUT"',
+        'echo "prod=$(python tools/deployable_stacks.py aws-prod)" >> "$GITHUB_OUTPUT"']
+
+
+def test_example_stacks_are_planned_never_deployed(tmp_path):
+    """Every stack the repository ships has placeholder ids and is marked so; a copy with its own
+    ids and the mark removed is deployed."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    tool = [sys.executable, str(root / "tools" / "deployable_stacks.py")]
+    stacks = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (root / "stacks").glob("Pulumi.*.yaml"))
+    assert stacks == ["aws-attach", "aws-dev", "aws-karpenter", "aws-prod", "gcp-dev"]
+    shipped = subprocess.run([*tool, *stacks], capture_output=True, text=True)
+    assert (shipped.returncode, json.loads(shipped.stdout)) == (0, [])
+    for stack in stacks:
+        shutil.copy(root / "stacks" / f"Pulumi.{stack}.yaml", tmp_path)
+    real = tmp_path / "Pulumi.aws-prod.yaml"
+    real.write_text(real.read_text().replace("  nodepools:example: true\n", ""))
+    mine = subprocess.run([*tool, "--stacks-dir", str(tmp_path), *stacks], capture_output=True, text=True)
+    assert (mine.returncode, json.loads(mine.stdout)) == (0, ["aws-prod"])
+    missing = subprocess.run([*tool, "--stacks-dir", str(tmp_path), "aws-stage"], capture_output=True, text=True)
+    assert (missing.returncode, missing.stderr.strip()) == (
+        2, f"deployable_stacks: stack 'aws-stage' has no config file {tmp_path / 'Pulumi.aws-stage.yaml'}")
 
 
 @pytest.mark.parametrize("example", ["gpu-inference", "spot-training", "batch-cronjob"])

@@ -1,8 +1,10 @@
 """docs/design.md section 6: every form of "requests a GPU", read by the one shared reader."""
 import pytest
 
-from nodepools.inventory.gpu_requests import is_gpu_resource, requests_gpu
+from nodepools.inventory.dra import read_index
+from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.values import UNKNOWN
+from nodepools.vocabulary import is_gpu_resource
 
 
 def pod(*containers, init=()):
@@ -38,4 +40,4 @@ def test_gpu_resource_names(name, expected):
     pytest.param(UNKNOWN, UNKNOWN, id="an unknown pod spec"),
 ])
 def test_requests_gpu(spec, expected):
-    assert requests_gpu(spec) is expected
+    assert requests_gpu(spec, read_index([])) is expected

@@ -2,7 +2,7 @@
 import pytest
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from nodepools.inventory.podspec import gpu_request, pod_requests, required_node_terms, tolerations
+from nodepools.inventory.podspec import pod_requests, required_node_terms, tolerations
 from nodepools.inventory.pools import read_pool
 from nodepools.inventory.quantities import QuantityError, parse_quantity
 from nodepools.inventory.values import UNKNOWN, plain
@@ -45,8 +45,7 @@ def test_pod_requests_follow_init_and_sidecar_rules():
 
 def test_limits_only_extended_resource_counts_as_request():
     spec = {"containers": [container("train", limits={"nvidia.com/gpu": 8.0, "cpu": "4"})]}
-    assert gpu_request(spec) == 8.0
-    assert pod_requests(spec)["cpu"] == 4.0
+    assert pod_requests(spec) == {"nvidia.com/gpu": 8.0, "cpu": 4.0}
 
 
 def test_cronjob_template_and_class_resolution_order():

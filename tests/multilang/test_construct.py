@@ -55,12 +55,12 @@ def test_outputs_a_typescript_program_gets_back(construct):
         {"key": "nodepools.io/pool-class", "operator": "Equal", "value": "batch", "effect": "NoSchedule"},
         {"key": "example.com/noisy", "operator": "Exists", "effect": "NoExecute"}]
     assert jobs["contract"]["nodeSelector"] == {"nodepools.io/pool": "jobs"}
-    assert jobs["taints"] == [t.as_k8s() for t in pools["jobs"].node_taints]
-    assert jobs["labels"]["nodepools.io/pool"] == "jobs" and jobs["labels"]["nodepools.io/capacity"] == "spot"
-    assert got.state["pools"]["web"]["labels"]["tier"] == "web"
+    assert jobs["nodeTaints"] == [t.as_k8s() for t in pools["jobs"].node_taints]
+    assert jobs["nodeLabels"]["nodepools.io/pool"] == "jobs" and jobs["nodeLabels"]["nodepools.io/capacity"] == "spot"
+    assert got.state["pools"]["web"]["nodeLabels"]["tier"] == "web"
     assert got.state["namespaces"] == {"resident": "services", "batch": "batch", "gpu-training": "ml"}
     assert got.state["localQueues"] == {"batch": "batch", "gpu-training": "gpu-training"}
-    assert got.state["pools"]["train"]["labels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100"  # the cloud's
+    assert got.state["pools"]["train"]["nodeLabels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100"  # the cloud's
 
 
 def other_resources():

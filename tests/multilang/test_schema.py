@@ -1,5 +1,6 @@
 """The provider's schema, read over GetSchema as the CLI reads it for ``pulumi package add``."""
 import asyncio
+import dataclasses
 import json
 import typing
 from enum import Enum
@@ -17,6 +18,7 @@ from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.instances import GpuModel
 from nodepools.guardrails.addon_modes import AddonMode, AddonsSpec
 from nodepools.spec.karpenter import KarpenterOptions
+from nodepools.spec.outputs import PoolOutputs, camel
 from nodepools.spec.sharing import GpuSharing, GpuSharingMode
 from nodepools.spec.pool import CustomCapacity, GpuSpec, PoolSpec, Taint
 from nodepools.spec.presets import PlacementStrategy
@@ -98,13 +100,18 @@ def test_gke_inputs(schema):
 def test_outputs_are_typed(schema, token):
     outputs = schema["resources"][token]["properties"]
     assert schema["resources"][token]["required"] == ["localQueues", "namespaces", "pools"]
-    assert outputs["pools"]["additionalProperties"]["$ref"] == ref("PlatformPool")
+    assert outputs["pools"]["additionalProperties"]["$ref"] == ref("PoolOutputs")
     assert outputs["namespaces"]["additionalProperties"]["type"] == "string"
     assert outputs["localQueues"]["additionalProperties"]["type"] == "string"
     types = schema["types"]
-    pool = types["nodepools:index:PlatformPool"]
-    assert pool["required"] == ["contract", "labels", "poolClass", "taints"]
-    assert pool["properties"]["taints"]["items"]["$ref"] == ref("NodeTaint")
+    pool = types["nodepools:index:PoolOutputs"]
+    # One spelling: the schema's properties are the keys PoolOutputs writes (and the stack exports).
+    assert sorted(pool["properties"]) == sorted(camel(f.name) for f in dataclasses.fields(PoolOutputs))
+    assert pool["required"] == ["capacity", "contract", "instanceTypes", "maxNodes", "nodeLabels", "nodeTaints",
+                                "poolClass", "poolName", "provisioner"]
+    assert pool["properties"]["nodeTaints"]["items"]["$ref"] == ref("NodeTaint")
+    gpu = types["nodepools:index:PoolGpu"]
+    assert sorted(gpu["properties"]) == ["countPerNode", "memoryGibPerRequest", "model", "resource", "sharing"]
     contract = types["nodepools:index:PoolContract"]["properties"]
     assert contract["tolerations"]["items"]["$ref"] == ref("Toleration")
     assert contract["nodeSelector"]["additionalProperties"]["type"] == "string"

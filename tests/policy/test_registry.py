@@ -46,3 +46,36 @@ def test_readme_lists_every_policy_with_its_level():
     readme = (Path(__file__).resolve().parents[2] / "policy" / "README.md").read_text()
     for spec in POLICIES:
         assert f"| `{spec.name}` | {spec.level.value} | {spec.severity.value} |" in readme, spec.name
+
+
+SAMPLES = [
+    {}, {"minClusterVersion": "1.33"}, {"minClusterVersion": "1.33.2"}, {"spotCheckpointMax": "15m"},
+    {"defaultModelLoadSeconds": -1}, {"batchQuotaShare": 0}, {"batchQuotaShare": 1}, {"batchQuotaShare": 1.5},
+    {"nodeLabelSources": ["feature.node.kubernetes.io/"]}, {"nodeLabelSources": [""]},
+    {"tolerationApprovals": {"nvidia.com/gpu": ["ml"]}}, {"tolerationApprovals": {"nvidia.com/gpu": "ml"}},
+    {"offPeakWindow": {"start": "01:00"}}, {"offPeakWindow": {"begin": "01:00"}}, {"exemptNamespaces": ["ci"]},
+    {"gpuDeviceClasses": ["gpu.example.com"]}, {"colour": "blue"},
+    {"waivers": [{"policy": "POLICY", "resource": "web-*", "owner": "a", "reason": "b", "expires": "2030-01-31"}]},
+    {"waivers": [{"policy": "POLICY", "resource": "", "owner": "a", "reason": "b", "expires": "2030-01-31"}]},
+    {"waivers": [{"policy": "POLICY", "resource": "x", "owner": "a", "reason": "b", "expires": "soon"}]},
+]
+
+
+def test_the_schema_and_the_settings_model_accept_the_same_configs():
+    """Both come from one model: what the CLI's schema refuses, parse_settings refuses too."""
+    import jsonschema
+    from pydantic import ValidationError
+    from nodepools.policies.settings import schema_properties
+    for spec in POLICIES:
+        schema = {"type": "object", "additionalProperties": False,
+                  "properties": schema_properties(spec.name, spec.config)}
+        for sample in SAMPLES:
+            config = {k: v for k, v in sample.items() if k in schema["properties"] or k == "colour"}
+            config = {k: ([{**w, "policy": spec.name} for w in v] if k == "waivers" else v) for k, v in config.items()}
+            schema_ok = jsonschema.Draft7Validator(schema).is_valid(config)
+            try:
+                parse_settings(spec.name, spec.config, config)
+                model_ok = True
+            except ValidationError:
+                model_ok = False
+            assert schema_ok == model_ok, (spec.name, config)

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from nodepools import vocabulary as v
+from nodepools.offline.analyzer import UNKNOWN_WIRE
 from nodepools.offline.engine import run_program
 
 from reliability_programs import (CLUSTER_SG, EXTRA_SG, OIDC_ARN, aws_pools, eks_target, platform_program, rejected,
@@ -98,11 +99,13 @@ def test_the_cluster_security_group_may_be_an_output_of_the_cluster():
         platform_program(lambda: eks_target(cluster_security_group_id=sg, node_security_group_ids=[]),
                          aws_pools(), region="us-west-2")()
 
-    run = run_program(program)
-    [cluster] = run.of_type(v.TYPE_EKS_CLUSTER)
-    lt = next(r for r in run.of_type(LAUNCH_TEMPLATE) if r.name == "p-web-nodes")
-    assert wire(lt)["networkInterfaces"][0]["securityGroups"] == ["sg-from-cluster"]
-    assert lt.property_dependencies["networkInterfaces"] == [cluster.urn]
+    for preview, groups in ((False, ["sg-from-cluster"]), (True, [UNKNOWN_WIRE])):
+        # A preview of the cluster's creation does not know the group EKS will create.
+        run = run_program(program, preview=preview)
+        [cluster] = run.of_type(v.TYPE_EKS_CLUSTER)
+        lt = next(r for r in run.of_type(LAUNCH_TEMPLATE) if r.name == "p-web-nodes")
+        assert wire(lt)["networkInterfaces"][0]["securityGroups"] == groups
+        assert lt.property_dependencies["networkInterfaces"] == [cluster.urn]
 
 
 def stack_run(config, preview=True):

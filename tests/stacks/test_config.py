@@ -58,7 +58,7 @@ def test_top_level_keys_cloud_and_layout(stack_config):
         "nodepools:cluster.cloud: cloud must be one of: aws, gcp (got azure)",
         "nodepools:layout: Input should be 'flat' or 'specialized'",
         "nodepools:pool: unknown config key (allowed: nodepools:cluster, nodepools:layout, nodepools:pools, "
-        "nodepools:guardrails)",
+        "nodepools:guardrails, nodepools:example)",
     ]
 
 

@@ -79,8 +79,8 @@ def test_stack_outputs_name_the_gpu_resource_and_memory_per_request(stack_config
     run, error = run_stack(config, stack="aws-dev", preview=True)
     assert error is None
     gpu = run.outputs["pools"][inference["name"]]["gpu"]
-    assert {k: gpu[k] for k in ("resource", "sharing", "memoryGiBPerRequest")} == {
-        "resource": "nvidia.com/gpu", "sharing": "time-slicing", "memoryGiBPerRequest": 24}
+    assert {k: gpu[k] for k in ("resource", "sharing", "memoryGibPerRequest")} == {
+        "resource": "nvidia.com/gpu", "sharing": "time-slicing", "memoryGibPerRequest": 24}
 
 
 @pytest.mark.parametrize("index, sharing, expected", [

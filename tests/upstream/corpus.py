@@ -1,15 +1,13 @@
 """Upstream manifests (docs/design.md section 6 was settled on them), placed on the aws-dev platform.
 
 ``index.yaml`` lists each manifest by repository, pinned commit and path, with the
-pack's expected verdicts. A manifest is read from ``vendored/<owner>/<repo>/<path>``
-when it is vendored (the CI gate), else from a local git mirror of the repository
-(``NODEPOOLS_UPSTREAM_MIRRORS``, default /work/.mirror, laid out ``owner+repo/repo``);
-``read`` returns None when neither has it, and the test skips.
+pack's expected verdicts. Every manifest is vendored, unmodified, under
+``vendored/<owner>/<repo>/<path>`` (licenses and attribution: NOTICE.md), so the corpus
+runs on any machine; ``vendor.py`` copies a new entry in from a git clone of its
+repository (``make vendor-upstream``).
 """
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,6 @@ from nodepools.offline.analyzer import Diagnostic, PackResource
 
 HERE = Path(__file__).resolve().parent
 VENDORED = HERE / "vendored"
-MIRRORS = Path(os.environ.get("NODEPOOLS_UPSTREAM_MIRRORS", "/work/.mirror"))
 # Kinds the pack reads as workloads (docs/design.md section 3), and the GPU Operator's ClusterPolicy.
 WORKLOAD_KINDS = {("apps/v1", k) for k in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")} | {
     ("batch/v1", "Job"), ("batch/v1", "CronJob"), ("v1", "Pod"), ("jobset.x-k8s.io/v1alpha2", "JobSet"),
@@ -33,7 +30,6 @@ class Entry:
     commit: str
     path: str
     category: str
-    vendored: bool
     verdicts: tuple[str, ...]
 
     @property
@@ -43,20 +39,17 @@ class Entry:
 
 def entries() -> list[Entry]:
     raw = yaml.safe_load((HERE / "index.yaml").read_text())
-    return [Entry(e["repo"], e["commit"], e["path"], e["category"], bool(e.get("vendored")),
-                  tuple(e.get("verdicts") or ())) for e in raw["manifests"]]
+    return [Entry(e["repo"], e["commit"], e["path"], e["category"], tuple(e.get("verdicts") or ()))
+            for e in raw["manifests"]]
 
 
-def read(entry: Entry) -> str | None:
-    vendored = VENDORED / entry.repo / entry.path
-    if vendored.is_file():
-        return vendored.read_text()
-    git_dir = MIRRORS / entry.repo.replace("/", "+") / "repo"
-    if not git_dir.is_dir():
-        return None
-    shown = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{entry.commit}:{entry.path}"],
-                           capture_output=True, text=True)
-    return shown.stdout if shown.returncode == 0 else None
+def vendored_path(entry: Entry) -> Path:
+    return VENDORED / entry.repo / entry.path
+
+
+def read(entry: Entry) -> str:
+    """The vendored manifest (a missing file is an error, never a skipped case)."""
+    return vendored_path(entry).read_text()
 
 
 def resources(text: str) -> list[PackResource]:

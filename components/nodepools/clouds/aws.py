@@ -1,4 +1,5 @@
-"""EKS's spellings, both directions: taint effects, capacity types, the accelerator label.
+"""EKS's spellings, both directions: capacity types, the accelerator label (taint effects:
+``nodepools.clouds.taints``, shared with GKE).
 
 Enum values are the EKS API's (``AWS::EKS::Nodegroup``; docs/kubernetes-facts.md
 section 1.3). Pure: no provider SDK.
@@ -6,16 +7,7 @@ section 1.3). Pure: no provider SDK.
 from __future__ import annotations
 
 from nodepools.spec.instances import GpuModel
-from nodepools.vocabulary import CapacityType, TaintEffect
-
-# Kubernetes CamelCase -> EKS enum (node group ``taints[].effect``). The
-# autoscaler's node-template tags keep the CamelCase form (backends/aws/tags.py).
-TAINT_EFFECTS: dict[TaintEffect, str] = {
-    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
-    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
-    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
-}
-TAINT_EFFECT_OF: dict[str, TaintEffect] = {name: effect for effect, name in TAINT_EFFECTS.items()}
+from nodepools.vocabulary import CapacityType
 
 # Node group ``capacityType``; also the value of the ``eks.amazonaws.com/capacityType`` node label.
 CAPACITY_TYPES: dict[CapacityType, str] = {

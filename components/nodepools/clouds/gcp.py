@@ -1,21 +1,13 @@
-"""GKE's spellings, both directions: taint effects, accelerator types, the project-id rule.
+"""GKE's spellings, both directions: accelerator types, the project-id rule (taint effects:
+``nodepools.clouds.taints``, shared with EKS).
 
-Sources: docs/kubernetes-facts.md section 2 (taint effects) and
-https://cloud.google.com/compute/docs/gpus (accelerator names). Pure: no provider SDK.
+Source: https://cloud.google.com/compute/docs/gpus (accelerator names). Pure: no provider SDK.
 """
 from __future__ import annotations
 
 import re
 
 from nodepools.spec.instances import GpuModel
-from nodepools.vocabulary import TaintEffect
-
-TAINT_EFFECTS: dict[TaintEffect, str] = {
-    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
-    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
-    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
-}
-TAINT_EFFECT_OF: dict[str, TaintEffect] = {name: effect for effect, name in TAINT_EFFECTS.items()}
 
 # ``guestAccelerators[].type`` (and the ``cloud.google.com/gke-accelerator`` label
 # value) per model. Models absent here are not offered on GKE.

@@ -28,7 +28,8 @@ __all__ = ["GuardrailsSpec", "Platform", "PlatformArgs"]
 class Platform(pulumi.ComponentResource):
     """Every pool of ``cluster`` (``NodePool`` components) and its ``Guardrails``.
 
-    ``args`` is a ``PlatformArgs`` or its fields as a mapping. Where the cloud
+    ``args`` is a ``PlatformArgs``, its fields as a mapping, or ``Platform.validate(cluster, args)``'s
+    result (then no rule runs again). Where the cloud
     needs cluster-autoscaler, its identity is registered by the cluster target
     (``register_cluster_autoscaler_identity``) and bound to the chart's service
     account. The guardrails wait for the pools: the add-ons need nodes to run on.
@@ -42,8 +43,8 @@ class Platform(pulumi.ComponentResource):
     def __init__(self, resource_name: str, cluster: ClusterTarget,
                  args: PlatformArgs | ValidatedPlatform | Mapping[str, Any], k8s_provider: k8s.Provider,
                  opts: pulumi.ResourceOptions | None = None) -> None:
-        if isinstance(args, ValidatedPlatform) and args.cloud is cluster.cloud:
-            validated = args  # checked on a target of this cloud (e.g. the stack's check-only target)
+        if isinstance(args, ValidatedPlatform) and args.covers(cluster):
+            validated = args  # checked on this very target (Platform.validate, the stack's planned target)
         else:
             if isinstance(args, ValidatedPlatform):
                 args = args.args
@@ -85,9 +86,11 @@ class Platform(pulumi.ComponentResource):
         })
 
     @staticmethod
-    def validate(cluster: ClusterTarget, args: PlatformArgs) -> ClusterPools:
+    def validate(cluster: ClusterTarget, args: PlatformArgs | Mapping[str, Any]) -> ValidatedPlatform:
         """Every problem of the cluster's pool set, the cloud's pool rules and the
-        add-ons' needs, raised together as one ValidationError. Registers nothing,
-        so a program can call it before it creates the cluster this targets
-        (``validate_platform`` returns what ``Platform`` then takes unchecked)."""
-        return validate_platform(cluster, args).cluster_pools
+        add-ons' needs, raised together as one ValidationError. Registers nothing, so a
+        program can call it before anything registers; ``Platform(name, cluster, <the
+        result>, ...)`` on the same ``cluster`` then runs no rule again."""
+        if not isinstance(args, PlatformArgs):
+            args = PlatformArgs.model_validate(dict(args))
+        return validate_platform(cluster, args)

@@ -4,8 +4,9 @@ Every rule runs here once: the pool set (``ClusterPools``), the cloud's pool rul
 (``ClusterTarget.check_pool``), the add-ons' needs and the autoscaler identity
 (the pools' own rules and the guardrails' rules ran when ``PlatformArgs`` was
 built). ``Platform``, ``NodePool`` and ``Guardrails`` take the result and trust
-it instead of checking again; a caller that hands them anything else gets the
-full check (docs/architecture.md, "One validation gate").
+it instead of checking again, on the target it was validated on; a caller that
+hands them anything else gets the full check (docs/architecture.md, "One
+validation gate").
 """
 from __future__ import annotations
 
@@ -31,17 +32,25 @@ _GATE = object()  # only validate_platform holds it
 
 
 class ValidatedPlatform:
-    """Platform args that passed every rule for one cloud (build with ``validate_platform``)."""
+    """Platform args that passed every rule on one cluster target (build with
+    ``validate_platform``). It vouches for that target only: the cloud's pool rules read
+    the target's own values (subnets, security groups, the OIDC provider), so another
+    target, even of the same cloud, is checked afresh."""
 
-    def __init__(self, gate: object, cloud: Cloud, args: PlatformArgs, cluster_pools: ClusterPools,
+    def __init__(self, gate: object, target: ClusterTarget, args: PlatformArgs, cluster_pools: ClusterPools,
                  region: Any) -> None:
         if gate is not _GATE:
             raise TypeError("a ValidatedPlatform comes from validate_platform(cluster, args) only")
-        self.cloud, self.args, self.cluster_pools, self.region = cloud, args, cluster_pools, region
+        self.target, self.args, self.cluster_pools, self.region = target, args, cluster_pools, region
+        self.cloud: Cloud = target.cloud
 
-    def covers_pool(self, spec: PoolSpec, cloud: Cloud) -> bool:
-        """``spec`` is one of the validated pools, checked for ``cloud``."""
-        return cloud is self.cloud and any(spec is p for p in self.cluster_pools.pools)
+    def covers(self, target: ClusterTarget) -> bool:
+        """It was validated on ``target`` itself."""
+        return target is self.target
+
+    def covers_pool(self, spec: PoolSpec, target: ClusterTarget) -> bool:
+        """``spec`` is one of the validated pools, checked on ``target``."""
+        return self.covers(target) and any(spec is p for p in self.cluster_pools.pools)
 
     def covers_guardrails(self, pools: ClusterPools, spec: GuardrailsSpec, cloud: Cloud) -> bool:
         return cloud is self.cloud and pools is self.cluster_pools and spec is self.args.guardrails
@@ -95,4 +104,4 @@ def validate_platform(cluster: ClusterTarget, args: PlatformArgs,
             problems.absorb(err, ("cluster",))
     problems.raise_if_any("Platform")
     assert cluster_pools is not None
-    return ValidatedPlatform(_GATE, cluster.cloud, args, cluster_pools, region)
+    return ValidatedPlatform(_GATE, cluster, args, cluster_pools, region)

@@ -11,7 +11,7 @@ needs no credentials.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import pulumi
 import pulumi_aws as aws
@@ -19,57 +19,56 @@ import pulumi_aws as aws
 from nodepools.backends.aws import EksCluster
 from nodepools.backends.aws.kubeconfig import kubeconfig, partition_of
 from nodepools.config.cluster import EksClusterConfig
-from nodepools.config.connection import ClusterConnection, kubernetes_provider
+from nodepools.config.connection import ClusterConnection, PlannedTarget, kubernetes_provider
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 STS_AUDIENCE = "sts.amazonaws.com"
 
 
-def eks_cluster(config: EksClusterConfig, opts: pulumi.ResourceOptions | None = None) -> ClusterConnection:
+def eks_cluster(config: EksClusterConfig, opts: pulumi.ResourceOptions | None = None,
+                planned: PlannedTarget | None = None) -> ClusterConnection:
     """Create (``mode: create``) or attach to (``mode: attach``) the cluster ``config`` describes.
 
-    Resource names start with ``config.name``; ``opts`` (e.g. a parent) applies to each."""
+    Resource names start with ``config.name``; ``opts`` (e.g. a parent) applies to each. The
+    connection's target is ``planned``'s (``planned_eks_target(config)``, the one the stack
+    checked its pools against) when given."""
+    planned = planned or planned_eks_target(config)
+    return planned.connect(lambda: (_create if config.mode == "create" else _attach)(config, opts, planned))
+
+
+# What only a created cluster knows, deferred until it registers (PlannedTarget).
+CREATED_CLUSTER_VALUES = ("cluster_name", "oidc_provider_arn", "oidc_issuer_url", "cluster_security_group_id")
+
+
+def planned_eks_target(config: EksClusterConfig) -> PlannedTarget:
+    """The pools' target on this cluster, to check the pools against before the cluster
+    registers: attached, from the config's values; created, on the created cluster's outputs."""
     if config.mode == "create":
-        return _create(config, opts)
-    return _attach(config, opts)
+        return PlannedTarget(lambda **values: eks_target(config, **values), CREATED_CLUSTER_VALUES)
+    return PlannedTarget(lambda **values: eks_target(config, **values), known=dict(
+        cluster_name=config.name, oidc_provider_arn=config.oidc_provider_arn,
+        oidc_issuer_url=config.oidc_issuer_url, cluster_security_group_id=config.cluster_security_group_id))
 
 
-# The check-only target (before the cluster exists) stands in for the security
-# group the created cluster will report; it registers nothing, so this never
-# reaches the engine.
-CREATED_CLUSTER_SECURITY_GROUP = "<security group of the created cluster>"
-CREATED_CLUSTER_OIDC = ("<OIDC provider of the created cluster>", "<OIDC issuer of the created cluster>")
+def eks_target(config: EksClusterConfig, cluster_name: Any, oidc_provider_arn: Any, oidc_issuer_url: Any,
+               cluster_security_group_id: Any) -> EksCluster:
+    """The pools' target on the cluster named ``cluster_name`` (a name or the cluster's output)."""
+    return EksCluster(cluster_name, list(config.subnet_ids), node_role_arn=config.node_role_arn,
+                      cluster_security_group_id=cluster_security_group_id, oidc_provider_arn=oidc_provider_arn,
+                      oidc_issuer_url=oidc_issuer_url, tags=dict(config.tags), partition=partition_of(config.region))
 
 
-def eks_target(config: EksClusterConfig, cluster_name: Any = None, oidc_provider_arn: Any = None,
-               oidc_issuer_url: Any = None, cluster_security_group_id: Any = None) -> EksCluster:
-    """The pools' target on this cluster; with no ``cluster_name`` (the config's name
-    is used) it registers nothing, so the stack checks every pool against EKS's rules
-    before the cluster itself registers. The nodes' security group is
-    ``cluster_security_group_id``, else the config's (attach mode)."""
-    if cluster_security_group_id is None:
-        cluster_security_group_id = config.cluster_security_group_id
-    if cluster_name is None and config.mode == "create":
-        if cluster_security_group_id is None:
-            cluster_security_group_id = CREATED_CLUSTER_SECURITY_GROUP
-        if oidc_provider_arn is None:
-            oidc_provider_arn, oidc_issuer_url = CREATED_CLUSTER_OIDC
-    elif cluster_name is None and oidc_provider_arn is None:
-        oidc_provider_arn, oidc_issuer_url = config.oidc_provider_arn, config.oidc_issuer_url
-    return EksCluster(config.name if cluster_name is None else cluster_name, list(config.subnet_ids),
-                      node_role_arn=config.node_role_arn, cluster_security_group_id=cluster_security_group_id,
-                      oidc_provider_arn=oidc_provider_arn, oidc_issuer_url=oidc_issuer_url,
-                      tags=dict(config.tags), partition=partition_of(config.region))
-
-
-def _cluster_security_group(vpc: Any) -> Any:
-    """The security group EKS creates with the cluster. A computed value: absent
-    from a preview's state (Pulumi's mocks report it as missing, not unknown), so
-    there it stays unknown, as the engine would say."""
-    group = vpc.cluster_security_group_id if vpc is not None else None
-    if group is None and pulumi.runtime.is_dry_run():
-        return pulumi.output.UNKNOWN
-    return group
+def _cluster_security_group(name: str) -> Callable[[Any], str]:
+    """The security group EKS creates with the cluster (unknown during a preview of its
+    creation, so this runs only once EKS has reported it)."""
+    def read(vpc: Any) -> str:
+        group = vpc.cluster_security_group_id if vpc is not None else None
+        if not group:
+            raise ValueError(f"EKS cluster {name!r} reports no cluster security group (vpcConfig."
+                             "clusterSecurityGroupId), which the nodes' launch templates name; under "
+                             "pulumi.runtime.set_mocks, return it from the mocks (nodepools.testing.NodepoolsMocks)")
+        return group
+    return read
 
 
 def _trust_eks() -> str:
@@ -78,7 +77,8 @@ def _trust_eks() -> str:
         "Action": ["sts:AssumeRole", "sts:TagSession"]}]}, sort_keys=True)
 
 
-def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
+def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None,
+            planned: PlannedTarget) -> ClusterConnection:
     name, partition, tags = config.name, partition_of(config.region), dict(config.tags) or None
     depends: list[pulumi.Resource] = []
     role_arn: Any = config.cluster_role_arn
@@ -122,7 +122,8 @@ def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
     provider = kubernetes_provider(name, opts, kubeconfig=config_json, cluster=cluster)
     # EKS attaches this group to nodes only when their launch template names none;
     # ours always names groups (to refuse public IPs), so it is passed on.
-    target = eks_target(config, cluster.name, oidc.arn, issuer, cluster.vpc_config.apply(_cluster_security_group))
+    target = planned.bind(cluster_name=cluster.name, oidc_provider_arn=oidc.arn, oidc_issuer_url=issuer,
+                          cluster_security_group_id=cluster.vpc_config.apply(_cluster_security_group(name)))
     return ClusterConnection(target, provider, cluster, {
         "name": cluster.name, "cloud": "aws", "mode": "create", "region": config.region,
         "endpoint": cluster.endpoint, "oidcProviderArn": oidc.arn,
@@ -130,12 +131,12 @@ def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
     })
 
 
-def _attach(config: EksClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
+def _attach(config: EksClusterConfig, opts: pulumi.ResourceOptions | None,
+            planned: PlannedTarget) -> ClusterConnection:
     name = config.name
     provider = kubernetes_provider(name, opts, context=config.kubeconfig_context, kubeconfig=kubeconfig(
         name, config.region, config.endpoint or "", config.certificate_authority_data or ""))
-    target = eks_target(config, name, config.oidc_provider_arn, config.oidc_issuer_url)
-    return ClusterConnection(target, provider, None, {
+    return ClusterConnection(planned.bind(), provider, None, {
         "name": name, "cloud": "aws", "mode": "attach", "region": config.region, "endpoint": config.endpoint,
         "oidcProviderArn": config.oidc_provider_arn, "kubernetesVersion": config.kubernetes_version,
     })

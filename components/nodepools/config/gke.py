@@ -17,25 +17,33 @@ from nodepools.backends.gcp import GkeCluster
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.backends.gcp.kubeconfig import kubeconfig, workload_pool
 from nodepools.config.cluster import GkeClusterConfig
-from nodepools.config.connection import ClusterConnection, kubernetes_provider
+from nodepools.config.connection import ClusterConnection, PlannedTarget, kubernetes_provider
 
-def gke_cluster(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None) -> ClusterConnection:
-    """Create (``mode: create``) or attach to (``mode: attach``) the cluster ``config`` describes."""
+
+def gke_cluster(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None,
+                planned: PlannedTarget | None = None) -> ClusterConnection:
+    """Create (``mode: create``) or attach to (``mode: attach``) the cluster ``config`` describes;
+    the connection's target is ``planned``'s (``planned_gke_target(config)``) when given."""
+    planned = planned or planned_gke_target(config)
+    return planned.connect(lambda: (_create if config.mode == "create" else _attach)(config, opts, planned))
+
+
+def planned_gke_target(config: GkeClusterConfig) -> PlannedTarget:
+    """The pools' target on this cluster, to check the pools against before the cluster
+    registers: attached, by the config's name; created, on the created cluster's name output."""
     if config.mode == "create":
-        return _create(config, opts)
-    return _attach(config, opts)
+        return PlannedTarget(lambda **values: gke_target(config, **values), ("cluster_name",))
+    return PlannedTarget(lambda **values: gke_target(config, **values), known={"cluster_name": config.name})
 
 
-def gke_target(config: GkeClusterConfig, cluster_name: Any = None) -> GkeCluster:
-    """The pools' target on this cluster; with no ``cluster_name`` (the config's name
-    is used) it registers nothing, so the stack checks every pool against GKE's rules
-    before the cluster itself registers."""
-    return GkeCluster(config.name if cluster_name is None else cluster_name, location=config.location,
-                      project=config.project, default_zones=tuple(config.zones),
-                      resource_labels=dict(config.resource_labels))
+def gke_target(config: GkeClusterConfig, cluster_name: Any) -> GkeCluster:
+    """The pools' target on the cluster named ``cluster_name`` (a name or the cluster's output)."""
+    return GkeCluster(cluster_name, location=config.location, project=config.project,
+                      default_zones=tuple(config.zones), resource_labels=dict(config.resource_labels))
 
 
-def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
+def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None,
+            planned: PlannedTarget) -> ClusterConnection:
     name = config.name
     extra: dict[str, Any] = {}
     if config.database_encryption_key:
@@ -72,18 +80,19 @@ def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> Cl
     config_json = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
         lambda args: kubeconfig(args[0], args[1], args[2]))
     provider = kubernetes_provider(name, opts, kubeconfig=config_json, cluster=cluster)
-    return ClusterConnection(gke_target(config, cluster.name), provider, cluster, {
+    return ClusterConnection(planned.bind(cluster_name=cluster.name), provider, cluster, {
         "name": cluster.name, "cloud": "gcp", "mode": "create", "project": config.project,
         "location": config.location, "endpoint": cluster.endpoint,
         "workloadPool": workload_pool(config.project), "kubernetesVersion": config.kubernetes_version,
     })
 
 
-def _attach(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None) -> ClusterConnection:
+def _attach(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None,
+            planned: PlannedTarget) -> ClusterConnection:
     name = config.name
     provider = kubernetes_provider(name, opts, context=config.kubeconfig_context, kubeconfig=kubeconfig(
         name, config.endpoint or "", config.certificate_authority_data or ""))
-    return ClusterConnection(gke_target(config, name), provider, None, {
+    return ClusterConnection(planned.bind(), provider, None, {
         "name": name, "cloud": "gcp", "mode": "attach", "project": config.project, "location": config.location,
         "endpoint": config.endpoint, "kubernetesVersion": config.kubernetes_version,
     })

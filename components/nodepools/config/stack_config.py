@@ -2,23 +2,25 @@
 
 A stack's ``Pulumi.<env>.yaml`` holds these keys in the ``nodepools`` namespace:
 ``cluster`` (``nodepools.config.cluster``), ``layout`` (``flat`` | ``specialized``),
-``pools`` (a list of ``PoolSpec`` fields) and ``guardrails`` (the guardrails spec;
-default: every guardrail at its default). Every problem of every key is reported
-in one ``StackConfigError`` whose lines name the config path, e.g.
+``pools`` (a list of ``PoolSpec`` fields), ``guardrails`` (the guardrails spec;
+default: every guardrail at its default) and ``example`` (default false: true marks a
+stack whose ids are placeholders, which the deploy workflow plans and never deploys).
+Every problem of every key is reported in one ``StackConfigError`` whose lines name
+the config path, e.g.
 ``nodepools:pools[2].min_nodes: min_nodes (5) must be <= max_nodes (3)``.
 """
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import pulumi
 from pydantic import Field, ValidationError, model_validator
 
-from nodepools.backends.base import ClusterTarget
 from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
 from nodepools.components.platform import PlatformArgs
 from nodepools.components.validated import ValidatedPlatform, validate_platform
+from nodepools.config.connection import PlannedTarget
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
@@ -28,7 +30,7 @@ from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
 NAMESPACE = "nodepools"
-KEYS = ("cluster", "layout", "pools", "guardrails")
+KEYS = ("cluster", "layout", "pools", "guardrails", "example")
 
 
 class StackConfigError(pulumi.RunError):
@@ -50,6 +52,8 @@ class StackConfig(StrictModel):
     layout: Layout
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)
     guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
+    # An example stack: its ids are placeholders (tools/deployable_stacks.py leaves it out of deploys).
+    example: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> "StackConfig":
@@ -148,13 +152,14 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
         raise StackConfigError(_describe(err), err) from None
 
 
-def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget]) -> ValidatedPlatform:
-    """Build the cluster's pool target from config alone (``make_target`` must
-    register nothing) and check every pool against that cloud's rules, so a pool
-    the cloud refuses stops the stack before its cluster registers. The result is
-    what ``Platform`` takes without checking again, on the real target of that cloud."""
+def check_on_target(config: StackConfig, planned: PlannedTarget) -> ValidatedPlatform:
+    """Build the cluster's pool target before the cluster registers (``planned``:
+    ``planned_eks_target``/``planned_gke_target`` of the config; it registers nothing) and
+    check every pool against that cloud's rules, so a pool the cloud refuses stops the stack
+    before its cluster registers. The result is what ``Platform`` takes without checking
+    again, on that same target."""
     problems = Problems()
-    target = absorb(problems, make_target, ("cluster",))
+    target = absorb(problems, lambda: planned.target, ("cluster",))
     validated = None
     if target is not None:
         # Everything the Platform would refuse (the cloud's pool rules, the pool set,
@@ -163,5 +168,6 @@ def check_on_target(config: StackConfig, make_target: Callable[[], ClusterTarget
     try:
         problems.raise_if_any("StackConfig")
     except ValidationError as err:
+        planned.abandon()
         raise StackConfigError(_describe(err), err) from None
     return validated

@@ -14,10 +14,10 @@ ResourceClaimTemplate the same under ``spec.spec``. A pod's
 ``spec.resourceClaims[]`` entries carry ``resourceClaimName`` or
 ``resourceClaimTemplateName``.
 
-The pod readers judge one pod spec without the rest of the stack, so the stack
-readers publish the stack's claims here (``index_stack``) and ``claims_gpu``
-consults the last index: one stack is judged at a time, as with the pack's
-cached ``StackView``.
+A pod spec alone cannot say whether its claims target a GPU: the answer needs the
+stack's claims and classes. ``read_index`` reads them once per stack into a
+``DraIndex``, which the stack's readers hold (``placement.resources.Stack.dra``,
+``policies.stack_view.StackView.dra``) and pass to every GPU-request question.
 """
 from __future__ import annotations
 
@@ -61,9 +61,10 @@ def requested_classes(devices: Any) -> Any:
     return [n for n in names if isinstance(n, str)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class DraIndex:
-    """The stack's device classes and claims; names per namespace."""
+    """The stack's device classes and claims, names per namespace, and the configured
+    ``gpuDeviceClasses`` (``extra_gpu_classes``). Built by ``read_index``, never changed after."""
 
     gpu_classes: dict[str, Any] = field(default_factory=dict)  # class name -> True/False/UNKNOWN
     claims: dict[tuple[str, str], Any] = field(default_factory=dict)  # (namespace, name) -> class names
@@ -97,35 +98,10 @@ def read_index(resources: Iterable[Any], extra_gpu_classes: Iterable[str] = ()) 
     return index
 
 
-_current: list[DraIndex] = [DraIndex()]
-# The pack config's gpuDeviceClasses, set by the pack before it reads a stack.
-_extra: list[frozenset[str]] = [frozenset()]
-
-
-def set_gpu_device_classes(names: Iterable[str]) -> None:
-    _extra[0] = frozenset(names)
-
-
-def gpu_device_classes() -> frozenset[str]:
-    return _extra[0]
-
-
-def index_stack(resources: Iterable[Any], extra_gpu_classes: Iterable[str] | None = None) -> DraIndex:
-    """Read and publish the DRA index of the stack being judged (extra GPU classes:
-    the configured ``gpuDeviceClasses`` unless given)."""
-    _current[0] = read_index(resources, _extra[0] if extra_gpu_classes is None else extra_gpu_classes)
-    return _current[0]
-
-
-def current_index() -> DraIndex:
-    return _current[0]
-
-
-def claims_gpu(spec: Any, namespace: Any = None, index: DraIndex | None = None) -> Any:
-    """Whether the pod's resource claims target a GPU device class: True, False or UNKNOWN.
-    A claim the stack does not declare is judged not to (preview cannot see it); with
-    ``namespace`` None, claims of any namespace of that name count."""
-    index = index or current_index()
+def claims_gpu(spec: Any, index: DraIndex, namespace: Any = None) -> Any:
+    """Whether the pod's resource claims target a GPU device class of ``index`` (the stack's):
+    True, False or UNKNOWN. A claim the stack does not declare is judged not to (preview
+    cannot see it); with ``namespace`` None, claims of any namespace of that name count."""
     entries = dig(spec, "resourceClaims")
     if is_unknown(entries):
         return UNKNOWN

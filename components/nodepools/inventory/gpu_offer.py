@@ -16,9 +16,19 @@ those from the guest accelerator). Per node:
 A ``nvidia.com/mig-*`` resource on a pool that declares no MIG is absent when its
 GPU cannot do MIG, and unknown when it can (the GPU Operator's MIG manager may
 partition it at run time, which preview cannot see).
+
+``nvidia.com/gpu.shared`` is what NVIDIA's plugin advertises when a sharing config
+renames the resource (``renameByDefault: true``). Our configs never rename
+(``guardrails/device_plugin_config.py``) and GKE's plugin keeps ``nvidia.com/gpu``,
+so it is absent on GKE pools and on nodes that select no config or one of ours
+(``default``, ``time-slicing-<n>``, ``mig-<profile>``); on nodes that select a config
+we did not write it is unknown. A node without GPUs offers no GPU resource at all.
+Which names are GPU resources is ``vocabulary.is_gpu_resource``, the request side's
+definition too.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from nodepools import vocabulary as v
@@ -31,10 +41,9 @@ from nodepools.spec.instances import GpuModel
 # Pool types whose device plugin advertises a MIG slice as nvidia.com/gpu (GKE's own).
 _MIG_AS_WHOLE_GPU_TYPES = frozenset({v.TYPE_GKE_NODE_POOL})
 _TIME_SLICING_CONFIG_PREFIX = "time-slicing-"
-
-
-def is_gpu_resource(name: str) -> bool:
-    return name == v.GPU_RESOURCE or name.startswith(v.MIG_RESOURCE_PREFIX)
+# The device plugin config entries our guardrails write (guardrails/device_plugin_config.py):
+# none of them renames nvidia.com/gpu to nvidia.com/gpu.shared.
+_OUR_CONFIG = re.compile(r"^(default|time-slicing-\d+|mig-.+)$")
 
 
 def _model(pool: PoolView) -> GpuModel | None:
@@ -76,32 +85,43 @@ def offered_resource(pool: PoolView) -> Any:
     if is_unknown(mode):
         return UNKNOWN
     if mode == "mig" and pool.type not in _MIG_AS_WHOLE_GPU_TYPES:
-        return v.MIG_RESOURCE_PREFIX + str(mig_profile_name(pool))
+        return v.mig_resource(str(mig_profile_name(pool)))
     return v.GPU_RESOURCE
 
 
+def _may_rename(pool: PoolView) -> Any:
+    """Whether the pool's device plugin config may advertise ``nvidia.com/gpu.shared``."""
+    if pool.type in _MIG_AS_WHOLE_GPU_TYPES:
+        return False  # GKE's own plugin
+    config = pool.labels.get(v.LABEL_DEVICE_PLUGIN_CONFIG)
+    if is_unknown(config):
+        return UNKNOWN
+    return UNKNOWN if config is not None and not _OUR_CONFIG.match(str(config)) else False
+
+
 def per_node(pool: PoolView, resource: str) -> Any:
-    """How many of ``resource`` one node of ``pool`` advertises (float, or UNKNOWN)."""
+    """How many of the GPU resource ``resource`` (``vocabulary.is_gpu_resource``) one node of
+    ``pool`` advertises (float, or UNKNOWN); 0 for any other name."""
     gpus = pool.gpu_count
     mode = sharing_mode(pool)
     if is_unknown(gpus) or is_unknown(mode):
         return UNKNOWN
-    if mode == "time-slicing":
-        replicas = _replicas(pool)
-        if resource == v.GPU_RESOURCE:
-            return UNKNOWN if is_unknown(replicas) else gpus * replicas
+    if gpus == 0 or not v.is_gpu_resource(resource):
         return 0.0
-    if mode == "mig":
-        profile = mig_profile(_model(pool), str(mig_profile_name(pool)))
-        name = v.GPU_RESOURCE if pool.type in _MIG_AS_WHOLE_GPU_TYPES else v.MIG_RESOURCE_PREFIX + str(
-            mig_profile_name(pool))
-        if resource != name:
-            return 0.0
-        return UNKNOWN if profile is None else gpus * profile.instances_per_gpu
-    if resource == v.GPU_RESOURCE:
+    if resource == offered_resource(pool):
+        if mode == "time-slicing":
+            replicas = _replicas(pool)
+            return UNKNOWN if is_unknown(replicas) else gpus * replicas
+        if mode == "mig":
+            profile = mig_profile(_model(pool), str(mig_profile_name(pool)))
+            return UNKNOWN if profile is None else gpus * profile.instances_per_gpu
         return gpus
-    model = _model(pool)
-    return UNKNOWN if model is None and pool.gpu_model or supports_mig(model) else 0.0
+    if resource == v.GPU_SHARED_RESOURCE:
+        return UNKNOWN if is_unknown(_may_rename(pool)) else 0.0
+    if mode == "none":  # a MIG slice on a pool that declares no MIG
+        model = _model(pool)
+        return UNKNOWN if model is None and pool.gpu_model or supports_mig(model) else 0.0
+    return 0.0
 
 
 def memory_per_request_gib(pool: PoolView) -> Any:

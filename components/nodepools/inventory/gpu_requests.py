@@ -4,24 +4,21 @@
 A pod requests a GPU when any container, init containers included, requests or
 limits ``nvidia.com/gpu``, ``nvidia.com/gpu.shared`` or a ``nvidia.com/mig-<profile>``
 resource, or when it references a DRA claim whose device class is a GPU class
-(section 7). ``requests_gpu`` is the entry point; ``claims_gpu`` asks the DRA readers.
+(section 7). ``requests_gpu`` is the entry point; the claims are judged against the
+stack's ``DraIndex`` (``nodepools.inventory.dra``), which the caller passes. The resource
+names are ``vocabulary.is_gpu_resource``, the one definition the offer side
+(``nodepools.inventory.gpu_offer``) uses too.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from nodepools.inventory import dra
+from nodepools.inventory.dra import DraIndex, claims_gpu
 from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.tri import Tri, or3
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown
-from nodepools.vocabulary import GPU_RESOURCE, GPU_SHARED_RESOURCE, MIG_RESOURCE_PREFIX
-
-
-def is_gpu_resource(name: Any) -> bool:
-    """``nvidia.com/gpu``, ``nvidia.com/gpu.shared`` or ``nvidia.com/mig-<profile>``."""
-    return isinstance(name, str) and (name in (GPU_RESOURCE, GPU_SHARED_RESOURCE) or
-                                      (name.startswith(MIG_RESOURCE_PREFIX) and len(name) > len(MIG_RESOURCE_PREFIX)))
+from nodepools.vocabulary import is_gpu_resource
 
 
 def _block_gpu(block: Any) -> Tri:
@@ -61,12 +58,7 @@ def containers_request_gpu(spec: Any) -> Tri:
     return or3(answers)
 
 
-def claims_gpu(spec: Any) -> Tri:
-    """The pod references a DRA claim (``spec.resourceClaims``) whose device class is a
-    GPU class (``nodepools.inventory.dra``: the stack's claims, templates and classes)."""
-    return dra.claims_gpu(spec)
-
-
-def requests_gpu(spec: Any) -> Tri:
-    """True / False / UNKNOWN: the pod requests a GPU in any form of section 6."""
-    return or3((containers_request_gpu(spec), claims_gpu(spec)))
+def requests_gpu(spec: Any, dra: DraIndex) -> Tri:
+    """True / False / UNKNOWN: the pod requests a GPU in any form of section 6; its DRA
+    claims (``spec.resourceClaims``) are looked up in ``dra``, the stack's index."""
+    return or3((containers_request_gpu(spec), claims_gpu(spec, dra)))

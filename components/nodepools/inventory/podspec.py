@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodepools.inventory.dra import claims_gpu
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list, str_map
-from nodepools.vocabulary import GPU_RESOURCE
 
 CONTAINER_LISTS = ("initContainers", "containers")
 
@@ -75,10 +73,25 @@ def container_problem(spec: Any) -> Any:
     return UNKNOWN if undecided else None
 
 
+def toleration_entries(spec: Any) -> Any:
+    """``(index, toleration)`` per entry of the pod's own ``tolerations``, the toleration a
+    dict or UNKNOWN (an entry preview cannot see); UNKNOWN when the list itself is. An entry
+    that is not an object is left out, its index skipped: the API server refuses such a
+    pod, so it tolerates nothing. The one reader of tolerations (``tolerations`` below,
+    the placement analysis and the toleration rules all read through it)."""
+    raw = dig(spec, "tolerations")
+    if is_unknown(raw):
+        return UNKNOWN
+    return [(i, t) for i, t in enumerate(as_list(raw)) if isinstance(t, dict) or is_unknown(t)]
+
+
 def tolerations(spec: Any) -> Any:
-    """The pod's own tolerations (object entries), or UNKNOWN when the list or an entry is unknown."""
-    raw = known_list(dig(spec, "tolerations"))
-    return UNKNOWN if is_unknown(raw) else [t for t in raw if isinstance(t, dict)]
+    """The pod's own tolerations, or UNKNOWN when the list or an entry is unknown (an
+    unknown entry could tolerate anything, so the list without it is not the pod's)."""
+    entries = toleration_entries(spec)
+    if is_unknown(entries) or any(is_unknown(t) for _, t in entries):
+        return UNKNOWN
+    return [t for _, t in entries]
 
 
 def node_selector(spec: dict) -> dict[str, Any]:
@@ -143,17 +156,6 @@ def pod_requests(spec: dict) -> dict[str, float]:
         else:
             init_peak = _max(init_peak, _add(sidecars, requests))
     return _max(_add(app, sidecars), init_peak)
-
-
-def gpu_request(spec: dict) -> float:
-    """How many whole ``nvidia.com/gpu`` the pod requests (a count, for sizing), 1 for a pod
-    whose DRA claim targets a GPU device class; whether a pod requests a GPU in any form is
-    ``nodepools.inventory.gpu_requests.requests_gpu``."""
-    requested = pod_requests(spec).get(GPU_RESOURCE, 0.0)
-    # A DRA claim on a GPU device class requests a GPU too (docs/design.md section 6).
-    if requested <= 0 and claims_gpu(spec) is True:
-        return 1.0
-    return requested
 
 
 def _resources_unknown(container: dict) -> bool:

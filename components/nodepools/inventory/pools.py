@@ -13,6 +13,7 @@ from typing import Any, Callable
 from nodepools import vocabulary as v
 from nodepools.clouds import aws as eks
 from nodepools.clouds import gcp as gke
+from nodepools.clouds.taints import TAINT_EFFECT_OF
 from nodepools.inventory.karpenter import read_karpenter
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
 from nodepools.spec.instances import InstanceType, lookup
@@ -122,7 +123,7 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
         labels[v.LABEL_EKS_CAPACITY_TYPE] = eks.CAPACITY_TYPES[v.CapacityType.SPOT if spot else v.CapacityType.ON_DEMAND]
     return PoolView(
         type=v.TYPE_EKS_NODE_GROUP, urn=urn, name=pool_name, cluster=props.get("clusterName", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints"), eks.TAINT_EFFECT_OF), spot=spot,
+        labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints"), TAINT_EFFECT_OF), spot=spot,
         min_nodes=_number(dig(props, "scalingConfig", "minSize")),
         max_nodes=_number(dig(props, "scalingConfig", "maxSize")),
         instance_types=types, gpu_count=gpu_count,
@@ -168,7 +169,7 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     max_nodes = _gke_bound(autoscaling, "totalMaxNodeCount", "maxNodeCount", fixed)
     return PoolView(
         type=v.TYPE_GKE_NODE_POOL, urn=urn, name=pool_name, cluster=props.get("cluster", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(dig(props, "nodeConfig", "taints"), gke.TAINT_EFFECT_OF), spot=spot,
+        labels=_with_instance_labels(labels, types), taints=_taints(dig(props, "nodeConfig", "taints"), TAINT_EFFECT_OF), spot=spot,
         min_nodes=min_nodes, max_nodes=max_nodes, instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
         os=os, labels_partial=is_unknown(raw_config) or is_unknown(config.get("labels")),

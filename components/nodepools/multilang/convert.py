@@ -3,8 +3,9 @@
 The arguments carry ``PoolSpec``/``GuardrailsSpec`` field names, so they convert
 by name and are validated by the very models the Python API uses, in the same
 order: the cluster target and the ``PlatformArgs``, then ``Platform.validate``
-(the pool set, the cloud's pool rules, the add-ons' needs). Every problem is
-collected and raised once, before anything registers.
+(the pool set, the cloud's pool rules, the add-ons' needs), whose
+``ValidatedPlatform`` the component hands to ``Platform`` so no rule runs twice.
+Every problem is collected and raised once, before anything registers.
 """
 from typing import Any, Callable, Mapping, Optional
 
@@ -13,6 +14,7 @@ from pydantic import ValidationError
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.platform import Platform, PlatformArgs
+from nodepools.components.validated import ValidatedPlatform
 from nodepools.multilang.names import invalid_inputs, property_errors
 from nodepools.spec.errors import Problems
 
@@ -36,12 +38,14 @@ def require_lists(args: Mapping[str, Any], fields: tuple[str, ...]) -> None:
 
 
 def validated(component: str, make_target: Callable[[], ClusterTarget], args: Mapping[str, Any],
-              names: frozenset[str]) -> tuple[ClusterTarget, PlatformArgs]:
-    """The cluster target and ``PlatformArgs`` of ``args``; raises ``InputPropertiesError``
-    naming every bad input (in the schema's spelling, ``nodepools.multilang.names``)."""
+              names: frozenset[str]) -> ValidatedPlatform:
+    """The cluster target and ``PlatformArgs`` of ``args``, validated together (the result's
+    ``target`` and ``args``); raises ``InputPropertiesError`` naming every bad input (in the
+    schema's spelling, ``nodepools.multilang.names``)."""
     errors = []
     target: Optional[ClusterTarget] = None
     spec: Optional[PlatformArgs] = None
+    result: Optional[ValidatedPlatform] = None
     try:
         target = make_target()
     except ValidationError as err:
@@ -52,9 +56,9 @@ def validated(component: str, make_target: Callable[[], ClusterTarget], args: Ma
         errors += property_errors(err, names)
     if target is not None and spec is not None:
         try:
-            Platform.validate(target, spec)
+            result = Platform.validate(target, spec)
         except ValidationError as err:
             errors += property_errors(err, names)
-    if errors or target is None or spec is None:
+    if errors or result is None:
         raise invalid_inputs(component, errors)
-    return target, spec
+    return result

@@ -15,7 +15,8 @@ from nodepools.backends.aws import EksCluster
 from nodepools.multilang.convert import require_lists, validated
 from nodepools.multilang.guardrails_args import Guardrails
 from nodepools.multilang.names import SHARED_ARG_TYPES, field_names
-from nodepools.multilang.outputs import PlatformPool, build_platform
+from nodepools.multilang.outputs import build_platform
+from nodepools.spec.outputs import PoolOutputs
 from nodepools.multilang.pool_args import Pool
 
 TYPE = "nodepools:index:EksPlatform"
@@ -80,16 +81,16 @@ class EksPlatform(pulumi.ComponentResource):
     plugin, cluster-autoscaler (IRSA), Kueue and throttling alerts. Inputs are validated with the Python
     API's rules before anything registers; errors name the input as this schema spells it."""
 
-    pools: pulumi.Output[dict[str, PlatformPool]]
-    """Every pool by name: its class, node labels, node taints and workload contract."""
+    pools: pulumi.Output[dict[str, PoolOutputs]]
+    """Every pool by name: its class, capacity, sizes, GPUs, node labels, node taints and workload contract."""
     namespaces: pulumi.Output[dict[str, str]]
     """The namespace of each workload class present, by class."""
     local_queues: pulumi.Output[dict[str, str]]
     """The Kueue LocalQueue of each queued workload class, by class (empty without Kueue)."""
 
     def __init__(self, name: str, args: EksPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        target, spec = validated("EksPlatform", lambda: eks_target(args), args, NAMES)
+        platform = validated("EksPlatform", lambda: eks_target(args), args, NAMES)
         super().__init__(TYPE, name, {}, opts)
-        self.pools, self.namespaces, self.local_queues = build_platform(self, name, target, spec,
+        self.pools, self.namespaces, self.local_queues = build_platform(self, name, platform,
                                                                         args["kubernetes_provider"])
 

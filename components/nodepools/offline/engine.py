@@ -42,7 +42,7 @@ from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import run_in_stack
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
-from nodepools.offline.fakes import fake_outputs
+from nodepools.offline.fakes import fake_outputs, preview_outputs
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 # gen0, gen1, gen2 thresholds during a run; None keeps the interpreter's (the bench's
@@ -126,8 +126,8 @@ class Run:
 
 
 class _OfflineMocks(pulumi_mocks.Mocks):
-    """Preview returns inputs only (every computed output unknown, as in a real
-    preview); an update adds plausible fake outputs (``nodepools.offline.fakes``)."""
+    """Preview returns the inputs with every computed output unknown, as a real preview;
+    an update adds plausible fake outputs (``nodepools.offline.fakes``)."""
 
     def __init__(self, run: Run, preview: bool) -> None:
         self._run = run
@@ -135,8 +135,8 @@ class _OfflineMocks(pulumi_mocks.Mocks):
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         state = dict(args.inputs)
-        if not self._preview:
-            state.update(fake_outputs(args.typ, args.name, args.inputs))
+        outputs = preview_outputs if self._preview else fake_outputs
+        state.update(outputs(args.typ, args.name, args.inputs))
         return f"{args.name}-id", state
 
     def call(self, args: pulumi_mocks.MockCallArgs):

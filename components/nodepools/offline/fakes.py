@@ -1,11 +1,18 @@
-"""Plausible computed outputs for an offline ``up`` (never used in preview).
+"""What a cloud returns that only it can compute, for runs without one.
 
-Only outputs that our programs read are faked; everything else stays absent,
-which the SDK reports as unknown, as the real engine does for a preview.
+``fake_outputs``: plausible computed outputs for an offline ``up``. Only outputs our
+programs read are faked. ``preview_outputs``: what a preview reports instead, every
+computed value unknown. A top-level output left absent is unknown to the SDK already;
+a computed field inside an object the program gave (``vpcConfig.clusterSecurityGroupId``)
+would read as missing instead, so it is marked unknown here, as the engine marks it.
+The components read these values as a real cloud returns them; the mocks
+(``nodepools.offline.engine``, ``nodepools.testing``) supply them.
 """
 from __future__ import annotations
 
 from typing import Any
+
+from pulumi.runtime.rpc import UNKNOWN
 
 _ACCOUNT = "123456789012"
 _REGION = "us-west-2"
@@ -14,6 +21,11 @@ _REGION = "us-west-2"
 def fake_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     fake = _FAKES.get(type_token)
     return fake(name, inputs) if fake else {}
+
+
+def preview_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    unknown = _PREVIEW.get(type_token)
+    return unknown(name, inputs) if unknown else {}
 
 
 def _arn(service: str, path: str) -> str:
@@ -55,4 +67,10 @@ _FAKES = {
     },
     "gcp:compute/resourcePolicy:ResourcePolicy": lambda name, inputs: {
         "selfLink": f"https://www.googleapis.com/compute/v1/projects/fake/regions/r/resourcePolicies/{name}"},
+}
+
+_PREVIEW = {
+    # The cluster security group EKS creates: computed, inside the vpcConfig the program gives.
+    "aws:eks/cluster:Cluster": lambda name, inputs: {
+        "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": UNKNOWN}},
 }

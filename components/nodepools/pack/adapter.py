@@ -21,7 +21,6 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from nodepools.policies.base import Finding, PolicySpec, Res
 from nodepools.policies.registry import POLICIES
-from nodepools.inventory.dra import gpu_device_classes, set_gpu_device_classes
 from nodepools.policies.settings import Settings, parse_settings, schema_properties
 from nodepools.policies.stack_view import StackView
 from nodepools.policies.waivers import apply
@@ -91,35 +90,38 @@ def request_of(report_violation: ReportViolation) -> object | None:
     return None
 
 
-def _view_key(label_sources: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _view_key(label_sources: tuple[str, ...],
+              gpu_device_classes: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # The settings a view reads: nodeLabelSources (placement) and gpuDeviceClasses (DRA claims).
-    return label_sources, tuple(gpu_device_classes())
+    return label_sources, gpu_device_classes
 
 
-def stack_view(resources: list[Res], label_sources: tuple[str, ...] = ()) -> StackView:
+def stack_view(resources: list[Res], label_sources: tuple[str, ...] = (),
+               gpu_device_classes: tuple[str, ...] = ()) -> StackView:
     """A ``StackView`` of ``resources``: the previous one when the resources (and the
     settings the view reads) are equal."""
-    key = _view_key(label_sources)
+    key = _view_key(label_sources, gpu_device_classes)
     any_view = next(iter(_last_views.values()), None)
     if any_view is None or any_view.resources != resources:
         _last_views.clear()
     elif key in _last_views:
         return _last_views[key]
-    view = _last_views[key] = StackView(resources, label_sources)
+    view = _last_views[key] = StackView(resources, label_sources, gpu_device_classes)
     return view
 
 
-def request_view(args: StackValidationArgs, request: object | None, label_sources: tuple[str, ...]) -> StackView:
+def request_view(args: StackValidationArgs, request: object | None, label_sources: tuple[str, ...],
+                 gpu_device_classes: tuple[str, ...] = ()) -> StackView:
     """The view for this request: reading the resources once per request, not per policy
     (converting every resource again only to compare it cost 20 passes over the stack)."""
-    key = _view_key(label_sources)
+    key = _view_key(label_sources, gpu_device_classes)
     if request is not None and _last_request and _last_request[0] is request:
         if key in _last_views:
             return _last_views[key]
         resources = next(iter(_last_views.values())).resources
-        view = _last_views[key] = StackView(resources, label_sources)
+        view = _last_views[key] = StackView(resources, label_sources, gpu_device_classes)
         return view
-    view = stack_view(stack_resources(args), label_sources)
+    view = stack_view(stack_resources(args), label_sources, gpu_device_classes)
     _last_request[:] = [request] if request is not None else []
     return view
 
@@ -127,8 +129,8 @@ def request_view(args: StackValidationArgs, request: object | None, label_source
 def _stack_validate(spec: PolicySpec):
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         settings = parse_settings(spec.name, spec.config, args.get_config())
-        set_gpu_device_classes(settings.gpu_device_classes)
-        view = request_view(args, request_of(report_violation), settings.node_label_sources)
+        view = request_view(args, request_of(report_violation), settings.node_label_sources,
+                            settings.gpu_device_classes)
         _report(spec.check(view, settings), settings, report_violation)
     return validate
 

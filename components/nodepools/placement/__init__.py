@@ -5,6 +5,7 @@ point (see ``nodepools.placement.analysis``); ``report.matrix`` / ``report.merma
 render it. Matching follows the scheduler exactly (docs/kubernetes-facts.md section 5):
 ``taints``, ``affinity``, ``capacity``; ``stack`` reads pools, workloads and clusters.
 """
-from nodepools.placement.analysis import Fit, Judgement, PlacementReport, Reason, Summary, Verdict, analyze, judge
+from nodepools.placement.analysis import (Fit, Judgement, PlacementReport, Reason, Summary, Verdict, analyze,
+                                          analyze_stack, judge)
 
-__all__ = ["Fit", "Judgement", "PlacementReport", "Reason", "Summary", "Verdict", "analyze", "judge"]
+__all__ = ["Fit", "Judgement", "PlacementReport", "Reason", "Summary", "Verdict", "analyze", "analyze_stack", "judge"]

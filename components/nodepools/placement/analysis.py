@@ -3,10 +3,11 @@
 Public API (stable; used by the offline plan and the policies ``schedulable``,
 ``gpu-nodes-gpu-only`` and ``resident-off-spot``):
 
-- ``analyze(resources, namespace_labels=None, label_sources=()) -> PlacementReport``: ``resources``
-  as ``nodepools.placement.resources`` accepts them; ``namespace_labels`` maps a
+- ``analyze(resources, namespace_labels=None, label_sources=(), gpu_device_classes=()) -> PlacementReport``:
+  ``resources`` as ``nodepools.placement.resources`` accepts them; ``namespace_labels`` maps a
   namespace name to its labels (merged over the stack's own Namespaces) for
-  class resolution.
+  class resolution; ``gpu_device_classes`` the configured DRA GPU classes.
+  ``analyze_stack(stack, label_sources=())`` judges a stack already read (``read_stack``).
 - ``PlacementReport.verdicts``: one ``Verdict`` per pod template x pool of its
   cluster (``fit`` FITS / NO / UNKNOWN, ``reason`` the first failing check in the
   fixed order TAINT, NODE_SELECTOR, AFFINITY, SIZE, ``detail`` for people).
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Iterable, Mapping
 
+from nodepools.inventory.dra import DraIndex
 from nodepools.inventory.gpu_offer import time_sliced_overrequest
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import has_unknown_resources, node_selector, pod_requests
@@ -139,6 +141,11 @@ class PlacementReport:
     pools: tuple[PoolView, ...]
     verdicts: tuple[Verdict, ...]
     summaries: tuple[Summary, ...]
+    dra: DraIndex  # the stack's DRA index: whose claims request a GPU
+
+    def requests_gpu(self, template: PodTemplate) -> Tri:
+        """Whether ``template`` requests a GPU in any form (docs/design.md section 6)."""
+        return requests_gpu(template.spec, self.dra)
 
     def summary(self, workload_name: str) -> Summary:
         """The summary of the workload named ``workload_name`` (its metadata.name or resource name)."""
@@ -155,10 +162,6 @@ class PlacementReport:
         return matches[0]
 
 
-def _template_gpu(template: PodTemplate) -> Tri:
-    return requests_gpu(template.spec)
-
-
 def _summarize(stack: Stack, workload: Workload, verdicts: list[Verdict]) -> Summary:
     workload_class = resolve_class(workload, stack.namespace_labels)
     definite = [x for x in verdicts if x.fit is Fit.FITS and x.same_cluster is True]
@@ -166,13 +169,14 @@ def _summarize(stack: Stack, workload: Workload, verdicts: list[Verdict]) -> Sum
                 if verdicts and all(x.fit is Fit.NO for x in verdicts if x.template is t)]
     all_fit = all(any(x.template is t for x in definite) for t in workload.templates)
     unschedulable: Tri = True if none_fit else (False if all_fit and verdicts else UNKNOWN)
-    gpu_answers = [_template_gpu(t) for t in workload.templates]
-    requests_gpu = True if True in gpu_answers else (UNKNOWN if any(map(is_unknown, gpu_answers)) else False)
-    gpu_misuse = [x.pool.name for x in definite if x.pool.is_gpu is True and _template_gpu(x.template) is False]
+    gpu = {id(t): requests_gpu(t.spec, stack.dra) for t in workload.templates}
+    answers = list(gpu.values())
+    wants_gpu = True if True in answers else (UNKNOWN if any(map(is_unknown, answers)) else False)
+    gpu_misuse = [x.pool.name for x in definite if x.pool.is_gpu is True and gpu[id(x.template)] is False]
     spot = [x.pool.name for x in definite if workload_class in ALWAYS_ON_CLASSES and x.pool.spot is True]
     why = [f"{x.pool.name}{'/' + x.template.role if x.template.role else ''}: {x.detail}"
            for x in verdicts if none_fit and x.template is none_fit[0]]
-    return Summary(workload, workload_class, requests_gpu, _unique(x.pool.name for x in definite), unschedulable,
+    return Summary(workload, workload_class, wants_gpu, _unique(x.pool.name for x in definite), unschedulable,
                    _unique(gpu_misuse), _unique(spot), tuple(why))
 
 
@@ -181,10 +185,15 @@ def _unique(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None,
-            label_sources: tuple[str, ...] = ()) -> PlacementReport:
+            label_sources: tuple[str, ...] = (), gpu_device_classes: Iterable[str] = ()) -> PlacementReport:
     """Judge every workload of ``resources`` against the pools of its cluster; ``label_sources``
-    are the nodeLabelSources prefixes (labels agents add at run time, unknown at preview)."""
-    stack = read_stack(resources, namespace_labels)
+    are the nodeLabelSources prefixes (labels agents add at run time, unknown at preview),
+    ``gpu_device_classes`` the gpuDeviceClasses (DRA classes whose claims request a GPU)."""
+    return analyze_stack(read_stack(resources, namespace_labels, gpu_device_classes), label_sources)
+
+
+def analyze_stack(stack: Stack, label_sources: tuple[str, ...] = ()) -> PlacementReport:
+    """``analyze`` over a stack already read."""
     labels = {pool.urn: node_labels(pool, label_sources) for pool in stack.pools}
     verdicts: list[Verdict] = []
     summaries: list[Summary] = []
@@ -199,4 +208,4 @@ def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str
                 mine.append(Verdict(workload, template, pool, j.fit, j.reason, j.detail, member))
         verdicts.extend(mine)
         summaries.append(_summarize(stack, workload, mine))
-    return PlacementReport(stack.pools, tuple(verdicts), tuple(summaries))
+    return PlacementReport(stack.pools, tuple(verdicts), tuple(summaries), stack.dra)

@@ -28,14 +28,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from nodepools.inventory import gpu_offer
-from nodepools.inventory.gpu_offer import is_gpu_resource
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.quantities import GIB
 from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.placement.taints import is_extended_resource
 from nodepools.inventory.tri import Tri
 from nodepools.spec.instances import lookup
-from nodepools.vocabulary import GPU_RESOURCE
+from nodepools.vocabulary import GPU_RESOURCE, is_gpu_resource
 
 MIB = float(2**20)
 EVICTION_HARD_MEMORY_BYTES = 100 * MIB
@@ -75,19 +74,17 @@ class NodeSize:
     memory: Any  # bytes
     gpus: Any
     # The pool the node belongs to: GPU resources follow its sharing (inventory/gpu_offer.py).
-    pool: PoolView | None = None
+    pool: PoolView
 
     def allocatable(self, resource: str) -> Any:
         if resource == "cpu":
             return self.cpu
         if resource == "memory":
             return self.memory
-        if self.pool is not None and is_gpu_resource(resource):
+        if is_gpu_resource(resource):
             if is_unknown(self.gpus):
                 return UNKNOWN
             return gpu_offer.per_node(replace(self.pool, gpu_count=self.gpus), resource)
-        if resource == GPU_RESOURCE:
-            return self.gpus
         if resource.startswith("hugepages-") or is_extended_resource(resource):
             return UNKNOWN  # pre-allocated hugepages / other device plugins: not modelled
         return None  # not judged

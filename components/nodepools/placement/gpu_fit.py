@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools import vocabulary as v
-from nodepools.inventory import gpu_offer, gpu_requests
+from nodepools.inventory import gpu_offer
 from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import is_unknown
@@ -70,12 +70,6 @@ class GpuFit:
         return None
 
 
-def requests_gpu(template: PodTemplate) -> bool:
-    """Whole, shared or MIG GPUs, or a DRA GPU claim (the one section-6 reader); a request
-    unknown at preview is not judged."""
-    return gpu_requests.requests_gpu(template.spec) is True
-
-
 def gpu_fits(report: PlacementReport) -> list[GpuFit]:
     """One entry per GPU-requesting pod template: the GPU pools it definitely reaches."""
     out = []
@@ -84,7 +78,8 @@ def gpu_fits(report: PlacementReport) -> list[GpuFit]:
         if is_placeholder(workload):
             continue  # it holds a GPU for a model server, it serves no model (section 9)
         for template in workload.templates:
-            if not requests_gpu(template):
+            # Whole, shared or MIG GPUs, or a DRA GPU claim; a request unknown at preview is not judged.
+            if report.requests_gpu(template) is not True:
                 continue
             reached = [x.pool for x in report.verdicts if x.workload.urn == workload.urn
                        and x.template.role == template.role and x.fit is Fit.FITS and x.same_cluster is True

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from nodepools import vocabulary as v
-from nodepools.inventory.dra import index_stack
+from nodepools.inventory.dra import DraIndex, read_index
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, known_str_map, plain
 from nodepools.inventory.workloads import Workload, read_workload
@@ -74,6 +74,8 @@ class Stack:
     pool_cluster: Mapping[str, Any]  # pool urn -> cluster key or UNKNOWN
     workload_cluster: Mapping[str, Any]  # workload urn -> cluster key or UNKNOWN
     one_cluster: bool
+    # The stack's DRA claims and classes: whether a pod's claims request a GPU (inventory/dra.py).
+    dra: DraIndex
 
     def member(self, workload: Workload, pool: PoolView) -> Tri:
         """Whether ``pool`` is in ``workload``'s cluster."""
@@ -83,9 +85,11 @@ class Stack:
         return True if self.one_cluster else UNKNOWN
 
 
-def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None) -> Stack:
+def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None,
+               gpu_device_classes: Iterable[str] = ()) -> Stack:
+    """The stack of ``resources``; ``gpu_device_classes`` are the configured
+    ``gpuDeviceClasses`` (DRA classes whose claims request a GPU besides NVIDIA's)."""
     items = [normalize(r) for r in resources]
-    index_stack(items)
     by_urn = {r.urn: r for r in items}
     clusters = {r.urn: _cluster_key(r) for r in items if r.type in v.CLUSTER_RESOURCE_TYPES}
 
@@ -114,7 +118,7 @@ def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[
     pools.sort(key=lambda p: (_CLASS_ORDER.get(p.pool_class, len(_CLASS_ORDER)), p.name, p.urn))
     workloads.sort(key=lambda w: (str(w.namespace), w.name, w.urn))
     return Stack(tuple(pools), tuple(workloads), {**_namespaces(items), **(namespace_labels or {})},
-                 pool_cluster, workload_cluster, len(known) <= 1)
+                 pool_cluster, workload_cluster, len(known) <= 1, read_index(items, gpu_device_classes))
 
 
 def _cluster_key(resource: StackResource) -> str:

@@ -48,7 +48,7 @@ def pool_warmth(stack: Stack, sources: Iterable[WarmSource], label_sources: tupl
         for source in sources:
             slots = source.slots if is_unknown(source.slots) else source.slots > 0
             lands = _FIT[judge(source.spec, pool, labels=labels).fit]
-            answer = and3((slots, requests_gpu(source.spec), lands, True if stack.one_cluster else UNKNOWN))
+            answer = and3((slots, requests_gpu(source.spec, stack.dra), lands, True if stack.one_cluster else UNKNOWN))
             answers.append(answer)
             if answer is True:
                 landing.append(source)

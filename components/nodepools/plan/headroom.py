@@ -35,15 +35,17 @@ def _settings(config: Mapping[str, Any] | None) -> Settings:
     return parse_settings(POLICY, BY_NAME[POLICY].config, own if isinstance(own, Mapping) else None)
 
 
-def _view(stack_run: StackRun) -> StackView:
+def _view(stack_run: StackRun, settings: Settings) -> StackView:
     return StackView([Res.of(r.type, r.urn, r.name, r.inputs, r.parent, r.dependencies, r.property_dependencies,
-                             r.provider.rsplit("::", 1)[0] if r.provider else "") for r in stack_run.run.resources])
+                             r.provider.rsplit("::", 1)[0] if r.provider else "") for r in stack_run.run.resources],
+                     settings.node_label_sources, settings.gpu_device_classes)
 
 
 def headroom_report(stack_run: StackRun, config: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """``pools``, ``servers`` and their ``text``; None when the stack has neither a gpu-inference pool nor an
     autoscaled model server."""
-    view, settings = _view(stack_run), _settings(config)
+    settings = _settings(config)
+    view = _view(stack_run, settings)
     placement = view.placement_stack
     warmth = pool_warmth(placement, warm_sources(view.resources), view.label_sources)
     pools = [w for w in warmth.values() if w.pool.pool_class is PoolClass.GPU_INFERENCE]

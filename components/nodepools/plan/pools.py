@@ -11,9 +11,9 @@ from typing import Any
 
 from nodepools import vocabulary as v
 from nodepools.config.layout import Layout, rule_of_thumb
-from nodepools.inventory.pools import read_pool
 from nodepools.inventory.values import is_unknown
-from nodepools.offline.engine import Registration, Run
+from nodepools.offline.engine import Run
+from nodepools.spec.outputs import PoolOutputs
 
 _CLASS_ORDER = {c.value: i for i, c in enumerate(v.PoolClass)}
 
@@ -22,35 +22,22 @@ def _known(value: Any) -> Any:
     return None if is_unknown(value) else value
 
 
-def _whole(value: Any) -> Any:
-    value = _known(value)
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-def _pool_resource(run: Run, component: Registration) -> Registration | None:
-    return next((r for r in run.children_of(component.urn) if read_pool(r.type, {}, r.urn, r.name) is not None), None)
+def pool_row(pool: PoolOutputs) -> dict[str, Any]:
+    """The pools table's row of one pool: class, provisioner, capacity, min/max nodes (no
+    minimum for Karpenter), instance types, GPUs per node and model, taints."""
+    return {
+        "name": pool.pool_name, "class": pool.pool_class, "provisioner": pool.provisioner, "capacity": pool.capacity,
+        "min_nodes": pool.min_nodes, "max_nodes": pool.max_nodes, "instance_types": list(pool.instance_types or []),
+        "gpus_per_node": pool.gpu.count_per_node if pool.gpu else 0, "gpu_model": pool.gpu.model if pool.gpu else None,
+        "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in pool.node_taints or []],
+    }
 
 
 def registered_pools(run: Run) -> list[dict[str, Any]]:
-    """One row per registered ``NodePool`` component: class, provisioner, capacity,
-    min/max nodes (no minimum for Karpenter), instance types, GPUs per node, taints;
-    from the component's outputs and the pool resource it registered."""
-    rows = []
-    for component in run.of_type(v.COMPONENT_NODE_POOL):
-        outputs = run.component_outputs.get(component.urn, {})
-        resource = _pool_resource(run, component)
-        view = read_pool(resource.type, resource.inputs, resource.urn, resource.name) if resource else None
-        karpenter = resource is not None and resource.type not in v.POOL_RESOURCE_TYPES
-        gpus = _whole(view.gpu_count) if view is not None else None
-        rows.append({
-            "name": outputs.get("poolName", component.name), "class": outputs.get("poolClass"),
-            "provisioner": "karpenter" if karpenter else "managed", "capacity": outputs.get("capacity"),
-            "min_nodes": None if karpenter or view is None else _whole(view.min_nodes),
-            "max_nodes": _whole(view.max_nodes) if view is not None else None,
-            "instance_types": list(_known(view.instance_types) or []) if view is not None else [],
-            "gpus_per_node": gpus or 0, "gpu_model": _known(view.gpu_model) if gpus else None,
-            "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in outputs.get("nodeTaints") or []],
-        })
+    """One row per registered ``NodePool`` component, read from its registered outputs
+    (``PoolOutputs``, the one shape of a pool's outputs), whatever the program exports."""
+    rows = [pool_row(PoolOutputs.from_dict(outputs)) for component in run.of_type(v.COMPONENT_NODE_POOL)
+            if (outputs := run.component_outputs.get(component.urn))]
     return sorted(rows, key=lambda r: (_CLASS_ORDER.get(r["class"], 9), r["name"]))
 
 

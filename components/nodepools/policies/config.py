@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from nodepools.policies.registry import BY_NAME
+from nodepools.policies.settings import SHARED_KEYS as SHARED
 from nodepools.spec.errors import Problems
 
-SHARED = ("exemptNamespaces", "waivers", "gpuDeviceClasses")
 # Settings several policies read, given once for the pack (docs/design.md section 6).
 PACK_WIDE = ("nodeAgentNamespaces", "nodeLabelSources")
 

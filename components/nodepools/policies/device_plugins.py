@@ -72,8 +72,7 @@ class DevicePlugin:
             return pool.is_gpu, "" if pool.is_gpu is not False else f"pool '{pool.name}' has no GPU"
         if is_unknown(self.spec):
             return UNKNOWN, "its tolerations and node selection (values) are unknown until the update runs"
-        tols = known_list(self.spec.get("tolerations"))
-        answer, taint = untolerated(tols if is_unknown(tols) else [as_dict(t) for t in tols], pool.taints)
+        answer, taint = untolerated(tolerations(self.spec), pool.taints)
         if answer is False:
             return False, f"does not tolerate {taint_text(taint)} of pool '{pool.name}'"
         labels = node_labels(pool, label_sources)

@@ -52,7 +52,8 @@ def autoscaled_inference(stack: StackView) -> list[tuple[Res, Workload, Any, Tri
         workload, scaled, why = read
         pool_class = resolve_class(workload, stack.placement_stack.namespace_labels)
         # An InferenceService with no class that requests a GPU is gpu-inference (section 9).
-        inference = requests_gpu(workload.templates[0].spec) if pool_class is None else _class_is_inference(pool_class)
+        inference = requests_gpu(workload.templates[0].spec, stack.placement_stack.dra) if pool_class is None \
+            else _class_is_inference(pool_class)
         member = and3((inference, scaled))
         if member is not False:
             out.append((res, workload, workload.namespace, member, f"its predictor ({why})"))

@@ -122,7 +122,7 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
             continue
         for template in ref.workload.templates:
             gpu = [x for x in verdicts[ref.workload.urn] if x.template.role == template.role and x.pool.is_gpu is True]
-            wants = requests_gpu(template.spec)
+            wants = requests_gpu(template.spec, stack.dra)
             path = spec_path(ref.workload, template)
             reached = [x for x in gpu if definite(x)]
             if wants is False and reached:
@@ -221,7 +221,7 @@ def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[F
     verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
         for template in ref.workload.templates:
-            if requests_gpu(template.spec) is not True:
+            if requests_gpu(template.spec, stack.dra) is not True:
                 continue
             sure, possible, unsure = set(), set(), 0
             for verdict in verdicts[ref.workload.urn]:

@@ -1,4 +1,4 @@
-"""Pool rules: taints, capacity type, scaling bounds, cluster version.
+"""Pool rules: taints, capacity type, scaling bounds (the cluster version: ``rules_versions``).
 
 Pools are raw provider resources (EKS managed node groups, GKE node pools), read
 through ``nodepools.inventory.pools``; field paths in messages are the provider's
@@ -6,7 +6,6 @@ input names, per type, from one table.
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Iterator
 
@@ -23,8 +22,6 @@ _SPOT_FIELD = {v.TYPE_EKS_NODE_GROUP: ("capacityType", "set capacityType to ON_D
                v.TYPE_GKE_NODE_POOL: ("nodeConfig.spot", "set nodeConfig.spot and nodeConfig.preemptible to false"),
                v.TYPE_KARPENTER_NODE_POOL: ("spec.template.spec.requirements", "require karpenter.sh/capacity-type "
                                             "In [on-demand]")}
-_VERSION_FIELD = {v.TYPE_EKS_CLUSTER: "version", v.TYPE_GKE_CLUSTER: "minMasterVersion"}
-_MINOR = re.compile(r"^(\d+)\.(\d+)")
 
 
 def _hard(taints: list[dict]) -> list[dict]:
@@ -156,24 +153,3 @@ def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
         yield Finding(res.urn, _subject(pool), field,
                       f"a {cls.value} pool may scale to zero, so its services have nowhere to run",
                       f"set {field} to at least 1")
-
-
-@one_per_resource
-def check_cluster_version(res: Res, settings: Settings) -> Iterator[Finding]:
-    """EKS/GKE clusters run at least the configured minimum minor version."""
-    field = _VERSION_FIELD.get(res.type)
-    if field is None:
-        return
-    version = res.props.get(field)
-    subject = subject_of(res.type, res.name)
-    if is_unknown(version):
-        yield unknown(res.urn, subject, field)
-        return
-    match = _MINOR.match(version) if isinstance(version, str) else None
-    if match is None:  # unset or a channel alias ("latest"): the cloud picks a supported version
-        return
-    wanted = tuple(int(x) for x in settings.min_cluster_version.split("."))
-    if (int(match.group(1)), int(match.group(2))) < wanted:
-        yield Finding(res.urn, subject, field,
-                      f"version {version} is older than the minimum {settings.min_cluster_version}",
-                      f"set {field} to {settings.min_cluster_version} or newer (upgrade one minor version at a time)")

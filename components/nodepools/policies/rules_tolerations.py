@@ -10,13 +10,13 @@ rules judge them unless their namespace is in nodeAgentNamespaces (docs/design.m
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.gpu_requests import requests_gpu
-from nodepools.inventory.podspec import node_selector, required_node_terms
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
+from nodepools.inventory.podspec import node_selector, required_node_terms, toleration_entries, tolerations
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
@@ -32,13 +32,6 @@ GPU_CLASSES = tuple(c for c in v.PoolClass if c.has_gpu)
 GPU_NODE_LABELS = (v.LABEL_GPU_PRESENT, v.LABEL_ACCELERATOR, v.LABEL_AWS_ACCELERATOR, v.LABEL_GKE_ACCELERATOR)
 
 
-def _tolerations(spec: Any) -> Any:
-    """Every toleration entry (a malformed one as ``{}``, keeping indexes), or UNKNOWN
-    when the list or an entry is unknown."""
-    raw = known_list(dig(spec, "tolerations"))
-    return UNKNOWN if is_unknown(raw) else [as_dict(t) for t in raw]
-
-
 @one_per_resource
 def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Finding]:
     """No toleration with an empty key and Exists, nor Exists on nodepools.io/pool-class."""
@@ -51,12 +44,12 @@ def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Findi
     who = subject_of(res.type, res.name, workload.namespace)
     for template in workload.templates:
         path = f"{spec_path(workload, template)}.tolerations"
-        tols = dig(template.spec, "tolerations")
-        if is_unknown(tols):
+        entries = toleration_entries(template.spec)
+        if is_unknown(entries):
             yield unknown(res.urn, who, path, workload.namespace)
             continue
         # Entry by entry: an unknown one cannot hide a blanket toleration beside it.
-        for i, tol in enumerate(as_list(tols)):
+        for i, tol in entries:
             key, operator = dig(tol, "key"), dig(tol, "operator")
             if is_unknown(tol) or is_unknown(key) or is_unknown(operator):
                 yield unknown(res.urn, who, f"{path}[{i}]", workload.namespace)
@@ -136,7 +129,7 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
             continue
         unapproved: dict[str, list[dict]] = {}
         for template, path in templates(ref):
-            tols = _tolerations(template.spec)
+            tols = tolerations(template.spec)
             if is_unknown(tols):
                 yield unknown(ref.res.urn, subject(ref), f"{path}.tolerations", ref.namespace)
                 continue
@@ -220,10 +213,10 @@ def check_gpu_toleration_needs_gpu(stack: StackView, settings: Settings) -> Iter
             continue
         for template, path in templates(ref):
             spec = template.spec
-            requests: Tri = requests_gpu(spec)
+            requests: Tri = requests_gpu(spec, stack.dra)
             if requests is True:
                 continue
-            tols = _tolerations(spec)
+            tols = tolerations(spec)
             why = []
             if not is_unknown(tols):
                 why += [f"tolerates {taint_text(t)}" for t in gpu_taints if _any_tolerates(tols, t) is True]

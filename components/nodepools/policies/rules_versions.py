@@ -1,18 +1,41 @@
-"""``cluster-version``: the configured minimum, and every feature the stack uses
-that its cluster's version lacks (docs/design.md section 7; the table is
-``nodepools.spec.kube_versions``)."""
+"""``cluster-version``, the whole rule: each EKS/GKE cluster runs at least the configured
+``minClusterVersion``, and is new enough for every feature the stack uses that needs a
+newer minor (docs/design.md section 7; the feature table is ``nodepools.spec.kube_versions``)."""
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of
-from nodepools.policies.rules_pools import _MINOR, _VERSION_FIELD
-from nodepools.policies.rules_pools import check_cluster_version as check_cluster_version_minimum
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView
 from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE, DRA_V1, NATIVE_SIDECARS, Feature, minor
+
+# Where each cluster type states its Kubernetes version (the provider's input name).
+VERSION_FIELD = {v.TYPE_EKS_CLUSTER: "version", v.TYPE_GKE_CLUSTER: "minMasterVersion"}
+_MINOR = re.compile(r"^(\d+)\.(\d+)")
+
+
+def check_minimum(res: Res, settings: Settings) -> Iterator[Finding]:
+    """An EKS/GKE cluster runs at least the configured minimum minor version."""
+    field = VERSION_FIELD.get(res.type)
+    if field is None:
+        return
+    version = res.props.get(field)
+    subject = subject_of(res.type, res.name)
+    if is_unknown(version):
+        yield unknown(res.urn, subject, field)
+        return
+    match = _MINOR.match(version) if isinstance(version, str) else None
+    if match is None:  # unset or a channel alias ("latest"): the cloud picks a supported version
+        return
+    wanted = tuple(int(x) for x in settings.min_cluster_version.split("."))
+    if (int(match.group(1)), int(match.group(2))) < wanted:
+        yield Finding(res.urn, subject, field,
+                      f"version {version} is older than the minimum {settings.min_cluster_version}",
+                      f"set {field} to {settings.min_cluster_version} or newer (upgrade one minor version at a time)")
 
 
 def _dra_uses(res: Res) -> Iterator[tuple[Feature, str]]:
@@ -35,7 +58,7 @@ def _clusters(stack: StackView) -> dict[str, tuple[Res, str]]:
     """Cluster key (as placement keys it) -> (resource, version) for clusters with a known minor."""
     out = {}
     for res in stack.clusters:
-        version = res.props.get(_VERSION_FIELD[res.type])
+        version = res.props.get(VERSION_FIELD[res.type])
         if isinstance(version, str) and _MINOR.match(version):
             name = res.props.get("name")
             out[name if isinstance(name, str) else res.urn] = (res, version)
@@ -46,7 +69,7 @@ def _clusters(stack: StackView) -> dict[str, tuple[Res, str]]:
 def check_cluster_version(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Clusters at least at minClusterVersion, and new enough for each feature in use."""
     for res in stack.clusters:
-        yield from check_cluster_version_minimum(res, settings)
+        yield from check_minimum(res, settings)
     clusters = _clusters(stack)
     owner = stack.placement_stack.workload_cluster
     uses: list[tuple[Res, Any, Feature, str]] = []

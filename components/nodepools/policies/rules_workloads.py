@@ -133,7 +133,7 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
         if gang is True:
             continue
         member = True if workload.kind in GANG_KINDS else _in(ref, (v.PoolClass.GPU_TRAINING,))
-        gpu = or3(requests_gpu(t.spec) for t in workload.templates)
+        gpu = or3(requests_gpu(t.spec, stack.dra) for t in workload.templates)
         member = and3((member, gpu))
         if member is False:
             continue

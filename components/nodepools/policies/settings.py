@@ -1,22 +1,22 @@
-"""The pack's configuration: one JSON schema per policy (what the CLI validates and
-fills defaults from) and the typed settings a rule reads.
+"""The pack's configuration: one model (``Settings``) of every key a policy reads, and
+from it the JSON schema of each policy (what the CLI validates and fills defaults from)
+and the typed settings a rule reads.
 
 CrossGuard config is per policy (``{"spot-checkpointing": {"spotCheckpointMax":
-"15m"}}``), so every policy's schema carries the shared keys (``exemptNamespaces``,
-``waivers``) plus its own. ``nodepools.policies.config.pack_config`` spreads a
-pack-wide config onto the policies for users who prefer one place.
+"15m"}}``), so every policy's schema carries the shared keys (``SHARED_KEYS``:
+``exemptNamespaces``, ``waivers``, ``gpuDeviceClasses``) plus its own.
+``nodepools.policies.config.spread`` spreads a pack-wide config onto the policies for
+users who prefer one place.
 
-Defaults: minClusterVersion "1.32"; spotCheckpointMax "30m"; defaultModelLoadSeconds
-300; batchQuotaShare 0.6 (the guardrails' upper bound for the batch namespace's
-share of the resident and batch pools, see ``nodepools.guardrails.spec``);
-exemptNamespaces []; tolerationApprovals {}; offPeakWindow 00:00-06:00 UTC; waivers [];
-nodeAgentNamespaces [] (beyond the system namespaces); nodeLabelSources []; gpuNodeStartSeconds 300.
+Each key's name, type, constraints, default and description are written once, on its
+``Settings`` field (docs/design.md section 3, "Pack configuration", lists them for users);
+``PROPERTIES`` is generated from the model, defaults from ``Settings()`` itself.
 """
 from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Any, Mapping
+from typing import Annotated, Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -44,10 +44,11 @@ class Waiver(_Strict):
     over the resource's Pulumi name) until the end of ``expires`` (UTC)."""
 
     policy: str
-    resource: str = Field(min_length=1)
+    resource: str = Field(min_length=1, description="a resource URN, or a glob over the resource's Pulumi name")
     owner: str = Field(min_length=1)
     reason: str = Field(min_length=1)
-    expires: date
+    expires: date = Field(description="last day (UTC) the waiver applies, YYYY-MM-DD",
+                          json_schema_extra={"pattern": r"^\d{4}-\d{2}-\d{2}$"})
 
 
 class OffPeakWindow(_Strict):
@@ -63,20 +64,44 @@ class OffPeakWindow(_Strict):
         return value
 
 
-class Settings(_Strict):
-    """Every key any policy reads (camelCase as in the pack config)."""
+_Names = tuple[str, ...]
 
-    exempt_namespaces: tuple[str, ...] = Field((), alias="exemptNamespaces")
+
+class Settings(_Strict):
+    """Every key any policy reads (camelCase as in the pack config), with its default."""
+
+    exempt_namespaces: _Names = Field(
+        (), alias="exemptNamespaces",
+        description="namespaces out of scope, beside kube-system/kube-public/kube-node-lease")
     waivers: tuple[Waiver, ...] = ()
-    min_cluster_version: str = Field("1.32", alias="minClusterVersion")
-    spot_checkpoint_max: str = Field("30m", alias="spotCheckpointMax")
-    default_model_load_seconds: float = Field(300.0, alias="defaultModelLoadSeconds", ge=0)
-    batch_quota_share: float = Field(0.6, alias="batchQuotaShare", gt=0, le=1)
-    toleration_approvals: dict[str, tuple[str, ...]] = Field(default_factory=dict, alias="tolerationApprovals")
-    off_peak_window: OffPeakWindow = Field(default_factory=OffPeakWindow, alias="offPeakWindow")
-    gpu_device_classes: tuple[str, ...] = Field((), alias="gpuDeviceClasses")
-    node_agent_namespaces: tuple[str, ...] = Field((), alias="nodeAgentNamespaces")
-    node_label_sources: tuple[str, ...] = Field((), alias="nodeLabelSources")
+    min_cluster_version: str = Field("1.32", alias="minClusterVersion", json_schema_extra={"pattern": _VERSION.pattern})
+    spot_checkpoint_max: str = Field(
+        "30m", alias="spotCheckpointMax",
+        description="longest nodepools.io/checkpoint-interval a spot workload may declare")
+    default_model_load_seconds: float = Field(
+        300.0, alias="defaultModelLoadSeconds", ge=0,
+        description="model load time when nodepools.io/model-load-seconds is absent")
+    # The guardrails' upper bound for the batch namespace's share (nodepools.guardrails.spec).
+    batch_quota_share: float = Field(
+        0.6, alias="batchQuotaShare", gt=0, le=1,
+        description="largest share of the resident and batch pools' cpu/memory (at max nodes) a batch "
+                    "namespace's quota may claim")
+    toleration_approvals: dict[str, _Names] = Field(
+        {}, alias="tolerationApprovals",
+        description="taint ('key' or 'key=value') -> namespaces approved to tolerate it")
+    off_peak_window: OffPeakWindow = Field(OffPeakWindow(), alias="offPeakWindow")
+    gpu_device_classes: _Names = Field(
+        (), alias="gpuDeviceClasses",
+        description="DRA DeviceClass names whose claims request a GPU, besides classes whose selectors name "
+                    "gpu.nvidia.com")
+    node_agent_namespaces: _Names = Field(
+        (), alias="nodeAgentNamespaces",
+        description="namespaces whose DaemonSets (node agents: logging, monitoring, GPU exporters) are approved "
+                    "to tolerate any taint")
+    node_label_sources: tuple[Annotated[str, Field(min_length=1)], ...] = Field(
+        (), alias="nodeLabelSources",
+        description="node label prefixes agents add at run time (e.g. feature.node.kubernetes.io/, nvidia.com/gpu.): "
+                    "unknown at preview, where any other undeclared label is absent")
     gpu_node_start_seconds: float = Field(
         300.0, alias="gpuNodeStartSeconds", ge=0,
         description="seconds from a GPU node's purchase to a schedulable GPU (boot, driver, device plugin)")
@@ -100,57 +125,42 @@ class Settings(_Strict):
         return parse_duration_seconds(self.spot_checkpoint_max) or 0.0
 
 
-_WAIVER_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["policy", "resource", "owner", "reason", "expires"],
-    "properties": {
-        "resource": {"type": "string", "minLength": 1,
-                     "description": "a resource URN, or a glob over the resource's Pulumi name"},
-        "owner": {"type": "string", "minLength": 1}, "reason": {"type": "string", "minLength": 1},
-        "expires": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$",
-                    "description": "last day (UTC) the waiver applies, YYYY-MM-DD"},
-    },
-}
+# Keys every policy's schema carries: each policy filters exempt namespaces and applies its
+# waivers, and every one may ask "does this pod request a GPU" (DRA GPU classes).
+SHARED_KEYS = ("exemptNamespaces", "waivers", "gpuDeviceClasses")
 
-# JSON schema of every config key, by its camelCase name.
-PROPERTIES: dict[str, dict[str, Any]] = {
-    "exemptNamespaces": {"type": "array", "items": {"type": "string"}, "default": [],
-                         "description": "namespaces out of scope, beside kube-system/kube-public/kube-node-lease"},
-    "minClusterVersion": {"type": "string", "pattern": _VERSION.pattern, "default": "1.32"},
-    "spotCheckpointMax": {"type": "string", "default": "30m",
-                          "description": "longest nodepools.io/checkpoint-interval a spot workload may declare"},
-    "defaultModelLoadSeconds": {"type": "number", "minimum": 0, "default": 300,
-                                "description": "model load time when nodepools.io/model-load-seconds is absent"},
-    "batchQuotaShare": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.6,
-                        "description": "largest share of the resident and batch pools' cpu/memory (at max nodes) "
-                                       "a batch namespace's quota may claim"},
-    "tolerationApprovals": {"type": "object", "default": {},
-                            "additionalProperties": {"type": "array", "items": {"type": "string"}},
-                            "description": "taint ('key' or 'key=value') -> namespaces approved to tolerate it"},
-    "nodeAgentNamespaces": {"type": "array", "items": {"type": "string"}, "default": [],
-                            "description": "namespaces whose DaemonSets (node agents: logging, monitoring, GPU "
-                                           "exporters) are approved to tolerate any taint"},
-    "nodeLabelSources": {"type": "array", "items": {"type": "string", "minLength": 1}, "default": [],
-                         "description": "node label prefixes agents add at run time (e.g. "
-                                        "feature.node.kubernetes.io/, nvidia.com/gpu.): unknown at preview, "
-                                        "where any other undeclared label is absent"},
-    "offPeakWindow": {"type": "object", "default": {"start": "00:00", "end": "06:00", "timeZone": "UTC"},
-                      "properties": {"start": {"type": "string"}, "end": {"type": "string"},
-                                     "timeZone": {"type": "string"}}},
-    "gpuDeviceClasses": {"type": "array", "items": {"type": "string"}, "default": [],
-                         "description": "DRA DeviceClass names whose claims request a GPU, besides classes whose "
-                                        "selectors name gpu.nvidia.com"},
-    "gpuNodeStartSeconds": {"type": "number", "minimum": 0, "default": 300,
-                            "description": "seconds from a GPU node's purchase to a schedulable GPU (boot, driver, "
-                                           "device plugin)"},
-}
+
+def _inline(schema: Any, defs: Mapping[str, Any]) -> Any:
+    """``schema`` with every ``$ref`` replaced by its definition and pydantic's titles dropped."""
+    if isinstance(schema, list):
+        return [_inline(x, defs) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return _inline(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    return {k: _inline(x, defs) for k, x in schema.items() if k != "title" or not isinstance(x, str)}
+
+
+def _properties() -> dict[str, dict[str, Any]]:
+    generated = Settings.model_json_schema(by_alias=True)
+    defaults = Settings().model_dump(mode="json", by_alias=True)
+    out = {}
+    for key, schema in generated["properties"].items():
+        out[key] = {**_inline(schema, generated.get("$defs", {})), "default": defaults[key]}
+    return out
+
+
+# JSON schema of every config key, by its camelCase name, generated from ``Settings``.
+PROPERTIES: dict[str, dict[str, Any]] = _properties()
 
 
 def schema_properties(policy: str, own_keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """The config schema of ``policy``: shared keys plus its own."""
-    waivers = {"type": "array", "default": [], "items": {**_WAIVER_SCHEMA, "properties": {
-        **_WAIVER_SCHEMA["properties"], "policy": {"type": "string", "enum": [policy]}}}}
-    return {"exemptNamespaces": PROPERTIES["exemptNamespaces"], "waivers": waivers,
-            "gpuDeviceClasses": PROPERTIES["gpuDeviceClasses"], **{key: PROPERTIES[key] for key in own_keys}}
+    """The config schema of ``policy``: shared keys plus its own; its waivers must name it."""
+    waivers = PROPERTIES["waivers"]
+    items = {**waivers["items"], "properties": {**waivers["items"]["properties"],
+                                                "policy": {"type": "string", "enum": [policy]}}}
+    shared = {key: PROPERTIES[key] for key in SHARED_KEYS}
+    return {**shared, "waivers": {**waivers, "items": items}, **{key: PROPERTIES[key] for key in own_keys}}
 
 
 def parse_settings(policy: str, own_keys: tuple[str, ...], config: Mapping[str, Any] | None) -> Settings:

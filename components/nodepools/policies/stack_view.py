@@ -14,11 +14,11 @@ from functools import cached_property
 from typing import Any, Iterable
 
 from nodepools.inventory.autoscaling import is_placeholder
-from nodepools.inventory.dra import gpu_device_classes, index_stack
+from nodepools.inventory.dra import DraIndex
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
-from nodepools.placement import PlacementReport, analyze
+from nodepools.placement import PlacementReport, analyze_stack
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.policies.base import Res
 from nodepools import vocabulary as v
@@ -51,13 +51,16 @@ class WorkloadRef:
 
 
 class StackView:
-    def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = ()) -> None:
+    """One stack as its policies read it, for the settings it is built with: ``label_sources``
+    (nodeLabelSources: label prefixes agents add to nodes at run time, docs/design.md
+    section 6) and ``gpu_device_classes`` (gpuDeviceClasses: DRA classes whose claims request
+    a GPU, section 7). Everything it reads follows from those three arguments."""
+
+    def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = (),
+                 gpu_device_classes: Iterable[str] = ()) -> None:
         self.resources = list(resources)
-        # nodeLabelSources: label prefixes agents add to nodes at run time (docs/design.md section 6).
         self.label_sources = tuple(label_sources)
-        # The pod readers' "claims a GPU" (inventory/dra.py), with the configured gpuDeviceClasses.
-        self.gpu_device_classes = gpu_device_classes()
-        index_stack(self.resources)
+        self.gpu_device_classes = tuple(gpu_device_classes)
 
     def of_type(self, *types: str) -> list[Res]:
         return [r for r in self.resources if r.type in types]
@@ -70,11 +73,16 @@ class StackView:
     @cached_property
     def placement_stack(self) -> Stack:
         """Pools, workloads and cluster membership as the placement analysis reads them."""
-        return read_stack(self.resources)
+        return read_stack(self.resources, gpu_device_classes=self.gpu_device_classes)
+
+    @property
+    def dra(self) -> DraIndex:
+        """The stack's DRA claims and classes: pass it wherever a rule asks "requests a GPU"."""
+        return self.placement_stack.dra
 
     @cached_property
     def report(self) -> PlacementReport:
-        return analyze(self.resources, label_sources=self.label_sources)
+        return analyze_stack(self.placement_stack, self.label_sources)
 
     @cached_property
     def pools(self) -> list[PoolRef]:

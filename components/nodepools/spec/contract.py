@@ -7,13 +7,11 @@ them from a stack output.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, TYPE_CHECKING
+from typing import Any, Iterable
 
 from nodepools import vocabulary as v
+from nodepools.spec.pool_fields import PoolFields, Taint
 from nodepools.spec.sharing import gpu_resource
-
-if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec, Taint
 
 
 @dataclass(frozen=True)
@@ -34,7 +32,7 @@ class WorkloadContract:
                 "nodeSelector": self.node_selector}
 
 
-def tolerations_for(taints: Iterable["Taint"]) -> list[dict[str, str]]:
+def tolerations_for(taints: Iterable[Taint]) -> list[dict[str, str]]:
     """One toleration per distinct taint, matching exactly that taint (key, value,
     effect; ``Exists`` only for a taint without value, and always on its own key):
     never a blanket toleration (docs/design.md ``no-blanket-tolerations``)."""
@@ -48,7 +46,7 @@ def tolerations_for(taints: Iterable["Taint"]) -> list[dict[str, str]]:
     return out
 
 
-def workload_contract(pool: "PoolSpec") -> WorkloadContract:
+def workload_contract(pool: PoolFields) -> WorkloadContract:
     """Tolerations exactly for the pool's hard taints and a required node affinity
     pinning the pod to this pool by its ``nodepools.io/pool`` label.
 

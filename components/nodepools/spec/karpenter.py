@@ -1,4 +1,4 @@
-"""The Karpenter side of a pool spec: options, and the rules that tie them to the pool.
+"""The Karpenter side of a pool spec: the rules that tie its options (``spec/options.py``) to the pool.
 
 A pool is built by an EKS managed node group (``provisioner: managed``, the
 default) or by Karpenter (``provisioner: karpenter``: one ``karpenter.sh/v1``
@@ -10,46 +10,27 @@ the NodePool's ``spec.limits``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
-
-from pydantic import Field
+from typing import Any, Sequence, TypeVar
 
 from nodepools.spec.errors import Problems
-from nodepools.spec.model import StrictModel, WholeNumber
+from nodepools.spec.options import KarpenterOptions
+from nodepools.spec.pool_fields import PoolFields
 from nodepools.spec.presets import PlacementStrategy
 from nodepools.vocabulary import CapacityType, Cloud, PoolClass, Provisioner
 
-if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec
-
-# Karpenter's own default node lifetime (karpenter.sh_nodepools CRD, expireAfter: 720h).
-DEFAULT_EXPIRE_AFTER_HOURS = 720
+Pool = TypeVar("Pool", bound=PoolFields)
 
 
-class KarpenterOptions(StrictModel):
-    """Options of a Karpenter pool. Defaults: no on-demand fallback; nodes replaced
-    after 720 hours (30 days) so they pick up new AMIs and never run unpatched.
-
-    - ``on_demand_fallback``: a spot batch or gpu-training pool may also launch
-      on-demand nodes when spot has no capacity (Karpenter prefers spot). Off by
-      default: falling back silently multiplies the bill.
-    - ``expire_after_hours`` (1-8760): node lifetime (``expireAfter``).
-    """
-
-    on_demand_fallback: bool = False
-    expire_after_hours: WholeNumber = Field(DEFAULT_EXPIRE_AFTER_HOURS, ge=1, le=8760)
-
-
-def is_karpenter(pool: "PoolSpec") -> bool:
+def is_karpenter(pool: PoolFields) -> bool:
     return pool.provisioner is Provisioner.KARPENTER
 
 
-def options(pool: "PoolSpec") -> KarpenterOptions:
+def options(pool: PoolFields) -> KarpenterOptions:
     """The pool's Karpenter options, defaults when it names none."""
     return pool.karpenter if pool.karpenter is not None else KarpenterOptions()
 
 
-def check_karpenter_pool(spec: "PoolSpec", problems: Problems) -> None:
+def check_karpenter_pool(spec: PoolFields, problems: Problems) -> None:
     if not is_karpenter(spec):
         if spec.karpenter is not None:
             problems.add("karpenter", "karpenter options apply only to provisioner 'karpenter' (this pool's "
@@ -64,7 +45,7 @@ def check_karpenter_pool(spec: "PoolSpec", problems: Problems) -> None:
                      "node group gets; use provisioner 'managed' or placement 'spread'", "compact")
 
 
-def check_cluster_provisioners(cloud: Cloud, pools: Sequence["PoolSpec"], system_pool: Any,
+def check_cluster_provisioners(cloud: Cloud, pools: Sequence[PoolFields], system_pool: Any,
                                problems: Problems) -> None:
     """Karpenter runs on EKS only, and never on nodes it provisions itself."""
     karpenter = [i for i, p in enumerate(pools) if is_karpenter(p)]
@@ -81,7 +62,7 @@ def check_cluster_provisioners(cloud: Cloud, pools: Sequence["PoolSpec"], system
                      "or add a resident pool with provisioner: managed", Provisioner.KARPENTER.value)
 
 
-def karpenter_pools(pools: Sequence["PoolSpec"]) -> list["PoolSpec"]:
+def karpenter_pools(pools: Sequence[Pool]) -> list[Pool]:
     return [p for p in pools if is_karpenter(p)]
 
 

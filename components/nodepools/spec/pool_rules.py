@@ -6,20 +6,17 @@ derived contract. Messages name the field and the allowed values.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from nodepools import vocabulary as v
 from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType
 from nodepools.spec.karpenter import check_karpenter_pool
+from nodepools.spec.pool_fields import PoolFields
 from nodepools.spec.presets import PlacementStrategy, preset
 from nodepools.spec.repair import check_repair
 from nodepools.spec.sharing import check_sharing
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
 from nodepools.spec.warm import check_warm
-
-if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec
 
 POOL_NAME_MAX = 40  # GKE node pool names are limited to 40 characters; EKS to 63.
 # Label keys the pool sets from its own spec; a user label may not override them.
@@ -29,7 +26,7 @@ RESERVED_LABEL_KEYS = frozenset({
 })
 
 
-def check_pool(spec: "PoolSpec", problems: Problems) -> None:
+def check_pool(spec: PoolFields, problems: Problems) -> None:
     check_name(spec, problems)
     check_class_rules(spec, problems)
     types = check_instance_types(spec, problems)
@@ -42,11 +39,11 @@ def check_pool(spec: "PoolSpec", problems: Problems) -> None:
     check_repair(spec, problems)
 
 
-def check_name(spec: "PoolSpec", problems: Problems) -> None:
+def check_name(spec: PoolFields, problems: Problems) -> None:
     if err := dns_label_error(spec.name, POOL_NAME_MAX):
         problems.add("name", f"pool name {err}", spec.name)
 
-def check_class_rules(spec: "PoolSpec", problems: Problems) -> None:
+def check_class_rules(spec: PoolFields, problems: Problems) -> None:
     rules = preset(spec.pool_class)
     if spec.capacity not in rules.allowed_capacity:
         allowed = ", ".join(c.value for c in rules.allowed_capacity)
@@ -66,7 +63,7 @@ def check_class_rules(spec: "PoolSpec", problems: Problems) -> None:
             problems.add("placement", "placement 'compact' needs one zone: give at most one entry in zones "
                          "and subnet_ids", "compact")
 
-def check_instance_types(spec: "PoolSpec", problems: Problems) -> list[InstanceType]:
+def check_instance_types(spec: PoolFields, problems: Problems) -> list[InstanceType]:
     resolved: list[InstanceType] = []
     seen: set[str] = set()
     for i, name in enumerate(spec.instance_types):
@@ -100,7 +97,7 @@ def check_instance_types(spec: "PoolSpec", problems: Problems) -> list[InstanceT
         return []
     return resolved
 
-def check_gpu(spec: "PoolSpec", problems: Problems, types: list[InstanceType]) -> None:
+def check_gpu(spec: PoolFields, problems: Problems, types: list[InstanceType]) -> None:
     requires_gpu = preset(spec.pool_class).requires_gpu
     for i, t in enumerate(types):
         if requires_gpu and not t.has_gpu:
@@ -132,7 +129,7 @@ def check_gpu(spec: "PoolSpec", problems: Problems, types: list[InstanceType]) -
         problems.add(("gpu", "count_per_node"), f"gpu.count_per_node {spec.gpu.count_per_node} disagrees with "
                      f"the instance types' GPU count ({', '.join(map(str, sorted(counts)))})", spec.gpu.count_per_node)
 
-def check_labels_and_taints(spec: "PoolSpec", problems: Problems) -> None:
+def check_labels_and_taints(spec: PoolFields, problems: Problems) -> None:
     for key, value in spec.labels.items():
         if key in RESERVED_LABEL_KEYS:
             problems.add(("labels", key), f"label {key!r} is set by the pool from its spec and cannot be "

@@ -18,48 +18,15 @@ they are refused there (``backends/gcp/checks.py``, ``check_repair``).
 """
 from __future__ import annotations
 
-from enum import Enum
-from typing import TYPE_CHECKING
-
-from pydantic import Field
-
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
-from nodepools.spec.model import StrictModel, WholeNumber
+from nodepools.spec.options import EksRepairOptions, NodeRepair, RepairMode
+from nodepools.spec.pool_fields import PoolFields
 
-if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec
-
-
-class RepairMode(str, Enum):
-    AUTO = "auto"
-    ON = "on"
-    OFF = "off"
+__all__ = ["EksRepairOptions", "NodeRepair", "RepairMode", "check_repair", "repair_enabled"]
 
 
-class EksRepairOptions(StrictModel):
-    """How an EKS managed node group repairs (each pair: a count or a percentage, not both). Default:
-    EKS's own thresholds."""
-
-    max_unhealthy_node_threshold_count: WholeNumber | None = Field(
-        None, ge=1, description="Repairs stop above this many unhealthy nodes. Default: EKS's.")
-    max_unhealthy_node_threshold_percentage: WholeNumber | None = Field(
-        None, ge=1, le=100, description="Repairs stop above this percentage of unhealthy nodes. Default: EKS's.")
-    max_parallel_nodes_repaired_count: WholeNumber | None = Field(
-        None, ge=1, description="At most this many nodes repaired at once. Default: EKS's.")
-    max_parallel_nodes_repaired_percentage: WholeNumber | None = Field(
-        None, ge=1, le=100, description="At most this percentage of unhealthy nodes repaired at once. Default: EKS's.")
-
-
-class NodeRepair(StrictModel):
-    """``mode`` (default ``auto``: on for GPU pools, the provider's default elsewhere), and ``eks``: the EKS
-    managed node group's repair settings (default none)."""
-
-    mode: RepairMode = Field(RepairMode.AUTO, description="auto (on for GPU pools), on or off. Default: auto.")
-    eks: EksRepairOptions | None = Field(None, description="EKS managed node groups only. Default: none.")
-
-
-def repair_enabled(spec: "PoolSpec") -> bool | None:
+def repair_enabled(spec: PoolFields) -> bool | None:
     """True or False where the pool decides; None where it leaves the provider's default (``auto`` on a CPU pool)."""
     mode = spec.repair.mode
     if mode is RepairMode.AUTO:
@@ -71,7 +38,7 @@ _PAIRS = (("max_unhealthy_node_threshold_count", "max_unhealthy_node_threshold_p
           ("max_parallel_nodes_repaired_count", "max_parallel_nodes_repaired_percentage"))
 
 
-def check_repair(spec: "PoolSpec", problems: Problems) -> None:
+def check_repair(spec: PoolFields, problems: Problems) -> None:
     eks = spec.repair.eks
     if eks is None:
         return

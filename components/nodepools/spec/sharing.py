@@ -18,45 +18,19 @@ What a shared pool offers the scheduler:
 """
 from __future__ import annotations
 
-from enum import Enum
-from typing import TYPE_CHECKING
-
-from pydantic import Field
-
 from nodepools import vocabulary as v
 from nodepools.spec.errors import Problems
 from nodepools.spec.gpus import GPU_MEMORY_GIB, MIG_PROFILES, mig_capable_models, mig_profile
-from nodepools.spec.model import StrictModel, WholeNumber
+from nodepools.spec.options import MAX_TIME_SLICING_REPLICAS, GpuSharing, GpuSharingMode
+from nodepools.spec.pool_fields import PoolFields
 from nodepools.vocabulary import Cloud, PoolClass
 
-if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec
+__all__ = ["GpuSharing", "GpuSharingMode", "check_sharing", "device_plugin_config_name", "gpu_resource",
+           "memory_per_slot_gib", "slots_per_gpu", "slots_per_node"]
 
-# GKE's limit on maxSharedClientsPerGpu (GPUSharingConfig, container/v1 API); the
-# same bound on EKS keeps one spec valid on both clouds.
-MAX_TIME_SLICING_REPLICAS = 48
 SHARING_CLASSES = (PoolClass.GPU_INFERENCE,)
 # Clouds whose device plugin advertises a MIG slice as nvidia.com/gpu (GKE's own plugin).
 MIG_AS_WHOLE_GPU_CLOUDS = frozenset({Cloud.GCP})
-
-
-class GpuSharingMode(str, Enum):
-    NONE = "none"
-    TIME_SLICING = "time-slicing"
-    MIG = "mig"
-
-
-class GpuSharing(StrictModel):
-    """``mode`` (default ``none``: one whole GPU per request); ``replicas`` per GPU
-    for ``time-slicing`` (2-48); ``profile`` for ``mig`` (e.g. ``1g.10gb``, one per pool)."""
-
-    mode: GpuSharingMode = GpuSharingMode.NONE
-    replicas: WholeNumber | None = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS)
-    profile: str | None = None
-
-    @property
-    def shared(self) -> bool:
-        return self.mode is not GpuSharingMode.NONE
 
 
 # Labels that say how a node's GPUs are shared; set from gpu_sharing only, so a
@@ -64,7 +38,7 @@ class GpuSharing(StrictModel):
 SHARING_LABEL_KEYS = (v.LABEL_GPU_SHARING, v.LABEL_MIG_PROFILE, v.LABEL_DEVICE_PLUGIN_CONFIG)
 
 
-def check_sharing(spec: "PoolSpec", problems: Problems) -> None:
+def check_sharing(spec: PoolFields, problems: Problems) -> None:
     """Every problem of ``spec.gpu_sharing``, each naming its field and the allowed values."""
     sharing = spec.gpu_sharing
     for key in SHARING_LABEL_KEYS:
@@ -92,7 +66,7 @@ def check_sharing(spec: "PoolSpec", problems: Problems) -> None:
         _check_mig(spec, problems)
 
 
-def _check_mig(spec: "PoolSpec", problems: Problems) -> None:
+def _check_mig(spec: PoolFields, problems: Problems) -> None:
     model, profile = spec.gpu_model, spec.gpu_sharing.profile
     if model not in MIG_PROFILES:
         allowed = ", ".join(m.value for m in mig_capable_models())
@@ -108,17 +82,17 @@ def _check_mig(spec: "PoolSpec", problems: Problems) -> None:
                      f"(allowed: {allowed})", profile)
 
 
-def gpu_resource(spec: "PoolSpec") -> str | None:
+def gpu_resource(spec: PoolFields) -> str | None:
     """The extended resource a pod requests to land on ``spec``'s GPUs (None for CPU pools)."""
     if not spec.has_gpu:
         return None
     sharing = spec.gpu_sharing
     if sharing.mode is GpuSharingMode.MIG and spec.cloud not in MIG_AS_WHOLE_GPU_CLOUDS:
-        return v.MIG_RESOURCE_PREFIX + str(sharing.profile)
+        return v.mig_resource(str(sharing.profile))
     return v.GPU_RESOURCE
 
 
-def slots_per_gpu(spec: "PoolSpec") -> int:
+def slots_per_gpu(spec: PoolFields) -> int:
     """How many of ``gpu_resource`` one physical GPU offers."""
     sharing = spec.gpu_sharing
     if sharing.mode is GpuSharingMode.TIME_SLICING:
@@ -129,11 +103,11 @@ def slots_per_gpu(spec: "PoolSpec") -> int:
     return 1
 
 
-def slots_per_node(spec: "PoolSpec") -> int:
+def slots_per_node(spec: PoolFields) -> int:
     return spec.gpus_per_node * slots_per_gpu(spec) if spec.has_gpu else 0
 
 
-def memory_per_slot_gib(spec: "PoolSpec") -> int | None:
+def memory_per_slot_gib(spec: PoolFields) -> int | None:
     """GPU memory one request gets: the profile's slice for MIG, else the whole GPU's
     (time-sliced replicas share it, each can address all of it)."""
     if spec.gpu_sharing.mode is GpuSharingMode.MIG:
@@ -142,18 +116,7 @@ def memory_per_slot_gib(spec: "PoolSpec") -> int | None:
     return GPU_MEMORY_GIB.get(spec.gpu_model) if spec.gpu_model else None
 
 
-def sharing_labels(spec: "PoolSpec") -> dict[str, str]:
-    """The contract labels ``nodepools.io/gpu-sharing`` and ``nodepools.io/mig-profile``."""
-    sharing = spec.gpu_sharing
-    if not sharing.shared:
-        return {}
-    labels = {v.LABEL_GPU_SHARING: sharing.mode.value}
-    if sharing.mode is GpuSharingMode.MIG and sharing.profile:
-        labels[v.LABEL_MIG_PROFILE] = sharing.profile
-    return labels
-
-
-def device_plugin_config_name(spec: "PoolSpec") -> str | None:
+def device_plugin_config_name(spec: PoolFields) -> str | None:
     """The NVIDIA device plugin config entry a shared pool's nodes select with the
     ``nvidia.com/device-plugin.config`` label (None: the chart's default entry)."""
     sharing = spec.gpu_sharing

@@ -17,55 +17,29 @@ a larger profile, not more slices).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pydantic import Field
-
 from nodepools.spec.errors import Problems
 from nodepools.spec.instances import InstanceType
 from nodepools.spec.karpenter import is_karpenter
-from nodepools.spec.model import StrictModel, WholeNumber
-from nodepools.spec.sharing import GpuSharingMode, gpu_resource, slots_per_node
+from nodepools.spec.options import GpuSharingMode, WarmCapacity
+from nodepools.spec.pool_fields import PoolFields
+from nodepools.spec.sharing import gpu_resource, slots_per_node
 from nodepools.vocabulary import PoolClass
-
-if TYPE_CHECKING:
-    from nodepools.spec.pool import PoolSpec
 
 WARM_CLASSES = (PoolClass.GPU_INFERENCE,)
 
 
-class WarmCapacity(StrictModel):
-    """Spare replica-shaped capacity a gpu-inference pool keeps ready (default: none).
-
-    - ``replicas`` (required, 1 or more): spare replicas; at most what the pool holds
-      at ``max_nodes`` (replicas per node x max_nodes).
-    - ``gpus_per_replica`` (default 1): units of the pool's GPU resource one replica
-      requests; exactly 1 on a time-sliced or MIG pool, at most the GPUs of one node otherwise.
-    - ``cpu_millicores``, ``memory_mib`` (default none: GPU only): the replica's cpu and
-      memory requests, so the slot is one a real replica fits in; at most one node's.
-    """
-
-    replicas: WholeNumber = Field(ge=1, le=10000, description="Spare replicas kept ready (required).")
-    gpus_per_replica: WholeNumber = Field(
-        1, ge=1, le=16 * 48, description="Units of the pool's GPU resource per replica. Default: 1.")
-    cpu_millicores: WholeNumber | None = Field(
-        None, ge=1, description="cpu requested per replica, in millicores. Default: none.")
-    memory_mib: WholeNumber | None = Field(
-        None, ge=1, description="Memory requested per replica, in MiB. Default: none.")
-
-
-def replicas_per_node(spec: "PoolSpec") -> int:
+def replicas_per_node(spec: PoolFields) -> int:
     """Warm replicas one node of ``spec`` holds (by its GPU units)."""
     warm = spec.warm
     return slots_per_node(spec) // warm.gpus_per_replica if warm is not None else 0
 
 
-def warm_units(spec: "PoolSpec") -> int:
+def warm_units(spec: PoolFields) -> int:
     """Units of ``gpu_resource(spec)`` the pool's warm capacity holds."""
     return spec.warm.replicas * spec.warm.gpus_per_replica if spec.warm is not None else 0
 
 
-def check_warm(spec: "PoolSpec", problems: Problems, types: list[InstanceType]) -> None:
+def check_warm(spec: PoolFields, problems: Problems, types: list[InstanceType]) -> None:
     """Every problem of ``spec.warm``; the shape rules only once ``types`` resolved."""
     warm = spec.warm
     if warm is None:
@@ -85,7 +59,7 @@ def check_warm(spec: "PoolSpec", problems: Problems, types: list[InstanceType]) 
     _check_shape(spec, warm, problems, types)
 
 
-def _check_shape(spec: "PoolSpec", warm: WarmCapacity, problems: Problems, types: list[InstanceType]) -> None:
+def _check_shape(spec: PoolFields, warm: WarmCapacity, problems: Problems, types: list[InstanceType]) -> None:
     mode, resource = spec.gpu_sharing.mode, gpu_resource(spec)
     if mode is GpuSharingMode.MIG and warm.gpus_per_replica != 1:
         problems.add(("warm", "gpus_per_replica"), f"a warm replica on a MIG pool is one {spec.gpu_sharing.profile} "

@@ -63,10 +63,15 @@ def test_the_gpu_pools_scale_as_their_class_says(mocked):
 
 
 class EchoMocks(pulumi.runtime.Mocks):
-    """Pulumi's unit-testing guide's mocks: outputs are the inputs."""
+    """Pulumi's unit-testing guide's mocks: outputs are the inputs, plus the one value only
+    the cloud computes that the pools read: a node group's Auto Scaling group (its
+    cluster-autoscaler tags need the name; without it the components stop and say so)."""
 
     def new_resource(self, args):
-        return [args.name + "_id", args.inputs]
+        outputs = dict(args.inputs)
+        if args.typ == "aws:eks/nodeGroup:NodeGroup":
+            outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{args.name}-asg"}]}]
+        return [args.name + "_id", outputs]
 
     def call(self, args):
         return {}

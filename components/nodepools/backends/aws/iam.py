@@ -69,6 +69,20 @@ def issuer_host(issuer_url: str) -> str:
     return issuer_url.removeprefix("https://").removeprefix("http://").rstrip("/")
 
 
+def require_oidc(role: str, provider_arn: Any, issuer_url: Any) -> tuple[str, str]:
+    """The cluster's OIDC provider ARN and issuer URL, as resolved for the IRSA role ``role``.
+    A trust policy cannot do without them (a role trusting nobody leaves its service account
+    powerless), so an empty one is an error naming both."""
+    missing = [name for name, value in (("oidc_provider_arn", provider_arn), ("oidc_issuer_url", issuer_url))
+               if not value]
+    if missing:
+        raise ValueError(f"IRSA role {role!r} needs the cluster's IAM OIDC provider, but {' and '.join(missing)} "
+                         "resolved empty: give the EksCluster the provider's ARN and issuer URL (an "
+                         "aws.iam.OpenIdConnectProvider's arn and url); under pulumi.runtime.set_mocks, return them "
+                         "from the mocks (nodepools.testing.NodepoolsMocks)")
+    return str(provider_arn), str(issuer_url)
+
+
 def irsa_trust_policy(oidc_provider_arn: str, oidc_issuer_url: str, namespace: str,
                       service_account: str) -> dict[str, Any]:
     """Only the one service account, and only tokens minted for STS, may assume the role."""

@@ -80,7 +80,8 @@ def register_karpenter_infra(prefix: str, *, cluster_name: pulumi.Input[str], re
         events += [rule, aws.cloudwatch.EventTarget(f"{prefix}-{key}", rule=rule.name, arn=queue.arn,
                                                     target_id=QUEUE_TARGET_ID, opts=opts)]
     trust = pulumi.Output.all(oidc_provider_arn, oidc_issuer_url).apply(
-        lambda a: iam.policy_json(iam.irsa_trust_policy(a[0], a[1], namespace, service_account)))
+        lambda a: iam.policy_json(iam.irsa_trust_policy(*iam.require_oidc(f"{prefix}-controller", a[0], a[1]),
+                                                        namespace, service_account)))
     role = aws.iam.Role(f"{prefix}-controller", assume_role_policy=trust, tags=tags, opts=opts)
     policy = aws.iam.RolePolicy(f"{prefix}-controller", role=role.id, policy=pulumi.Output.all(
         cluster_name, oidc_provider_arn, node_role.arn, profile.name, queue.arn).apply(

@@ -21,15 +21,19 @@ def _opts(parent: pulumi.Resource, provider: pulumi.ProviderResource | None, **e
     return pulumi.ResourceOptions(parent=parent, provider=provider, **extra)
 
 
-def _asg_name(node_group: aws.eks.NodeGroup) -> pulumi.Output[str]:
-    """The node group's ASG name. Read from the group's outputs so every tag
-    depends on the group: the policy pack links tags to pools through that
-    dependency, since the name itself is unknown at preview. None only where no
-    engine computed it (a unit test's mocks that return inputs alone; use
-    ``nodepools.testing.NodepoolsMocks`` to get a name)."""
-    return node_group.resources.apply(
-        lambda resources: resources[0].autoscaling_groups[0].name
-        if resources and resources[0].autoscaling_groups else None)
+def _asg_name(node_group: aws.eks.NodeGroup, name: str) -> pulumi.Output[str]:
+    """The node group's ASG name. Read from the group's outputs so every tag depends on
+    the group: the policy pack links tags to pools through that dependency, since the
+    name itself is unknown at preview. EKS reports it once the group exists; a unit
+    test's mocks must too (``nodepools.testing.NodepoolsMocks`` does)."""
+    def first_group(resources: Any) -> str:
+        groups = resources[0].autoscaling_groups if resources else None
+        if not groups or not groups[0].name:
+            raise ValueError(f"EKS node group {name!r} reports no Auto Scaling group (resources[0]."
+                             "autoscalingGroups[0].name), which its cluster-autoscaler tags need; under "
+                             "pulumi.runtime.set_mocks, return it from the mocks (nodepools.testing.NodepoolsMocks)")
+        return groups[0].name
+    return node_group.resources.apply(first_group)
 
 
 def register_pool(plan: EksPoolPlan, parent: pulumi.Resource,
@@ -64,7 +68,7 @@ def register_pool(plan: EksPoolPlan, parent: pulumi.Resource,
         # Nodes cannot join before the role has its policies: wait for the attachments.
         opts=_opts(parent, provider, ignore_changes=list(NODE_GROUP_IGNORE_CHANGES), depends_on=attachments),
     )
-    asg_name = _asg_name(node_group)
+    asg_name = _asg_name(node_group, plan.prefix)
     for tag in plan.asg_tags:
         extras.append(aws.autoscaling.Tag(
             tag.resource_name, autoscaling_group_name=asg_name,
@@ -80,11 +84,9 @@ def register_autoscaler_identity(prefix: str, *, cluster_name: pulumi.Input[str]
     """An IRSA role for exactly ``system:serviceaccount:<namespace>:<service_account>``
     with cluster-autoscaler's policy inline. Returns the role ARN, resolved only
     once the policy is attached, so the autoscaler never starts powerless."""
-    # Both are known after any real create; None only under a unit test's mocks that
-    # return inputs alone (nodepools.testing fills them), where the role gets no policy.
     trust = pulumi.Output.all(oidc_provider_arn, oidc_issuer_url).apply(
-        lambda args: iam.policy_json(iam.irsa_trust_policy(args[0], args[1], namespace, service_account))
-        if args[0] and args[1] else None)
+        lambda args: iam.policy_json(iam.irsa_trust_policy(
+            *iam.require_oidc(f"{prefix}-cluster-autoscaler", args[0], args[1]), namespace, service_account)))
     role = aws.iam.Role(f"{prefix}-cluster-autoscaler", assume_role_policy=trust, tags=tags,
                         opts=_opts(parent, provider))
     policy = aws.iam.RolePolicy(
@@ -92,3 +94,4 @@ def register_autoscaler_identity(prefix: str, *, cluster_name: pulumi.Input[str]
         policy=pulumi.Output.from_input(cluster_name).apply(lambda name: iam.policy_json(iam.autoscaler_policy(name))),
         opts=_opts(parent, provider))
     return pulumi.Output.all(role.arn, policy.id).apply(lambda args: args[0])
+

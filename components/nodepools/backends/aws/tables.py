@@ -2,7 +2,7 @@
 
 Enum values are the EKS API's (``AWS::EKS::Nodegroup``; docs/kubernetes-facts.md
 section 1.3); the pure translator only looks things up here. The spellings the
-inventory reads back (taint effects, capacity types) live in ``nodepools.clouds.aws``.
+inventory reads back live in ``nodepools.clouds``: capacity types in ``aws``, taint effects in ``taints``.
 """
 from __future__ import annotations
 

@@ -16,7 +16,8 @@ from nodepools.backends.aws import iam, tables
 from nodepools.backends.aws.mig import mig_user_data
 from nodepools.backends.aws.repair import node_repair_config
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
-from nodepools.clouds.aws import CAPACITY_TYPES, TAINT_EFFECTS, accelerator_label
+from nodepools.clouds.aws import CAPACITY_TYPES, accelerator_label
+from nodepools.clouds.taints import TAINT_EFFECTS
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.spec.sharing import GpuSharingMode, device_plugin_config_name
 

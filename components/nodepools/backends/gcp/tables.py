@@ -2,9 +2,9 @@
 
 Everything the GCP translator needs to know about GKE's enums and about
 Compute Engine machine families lives here, so the translator itself is only
-wiring. The spellings the inventory reads back (taint effects, accelerator
-types) live in ``nodepools.clouds.gcp``. Sources: docs/kubernetes-facts.md section 2 (taint effects, location policy,
-driver versions), the GKE and Compute Engine documentation cited per table.
+wiring. The spellings the inventory reads back live in ``nodepools.clouds``
+(accelerator types in ``gcp``, taint effects in ``taints``). Sources:
+docs/kubernetes-facts.md section 2 (location policy, driver versions), the GKE and Compute Engine documentation cited per table.
 """
 from __future__ import annotations
 

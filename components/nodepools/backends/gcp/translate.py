@@ -19,6 +19,7 @@ from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.checks import pool_problems
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.clouds import gcp as gke
+from nodepools.clouds.taints import TAINT_EFFECTS
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.spec.repair import repair_enabled
 from nodepools.spec.sharing import GpuSharingMode
@@ -128,7 +129,7 @@ def _node_config(spec: PoolSpec, ctx: GkeContext, spot: bool) -> dict[str, Any]:
         # Exactly the spec's taints: the workload contract tolerates these and no
         # others. The GPU taint is among them; GKE adds it only when the cluster
         # already has a non-GPU pool (docs/kubernetes-facts.md section 2).
-        "taints": [{"key": t.key, "value": t.value, "effect": gke.TAINT_EFFECTS[t.effect]}
+        "taints": [{"key": t.key, "value": t.value, "effect": TAINT_EFFECTS[t.effect]}
                    for t in spec.node_taints],
         "resource_labels": {
             **ctx.resource_labels,
