@@ -118,7 +118,6 @@ class Guardrails(pulumi.ComponentResource):
         for c, o in plan.local_queues:
             self._custom(f"localqueue-{c.value}", o, [queues[c], self.namespace_resources[c]])
 
-
     def _register_warm(self, plan: GuardrailsPlan, installed_crds: list[pulumi.Resource]) -> None:
         """Warm capacity (guardrails/warm_objects.py): its namespace and quota, then per pool a PodTemplate
         and a CapacityBuffer (after the CRD that serves it) or a placeholder Deployment."""

@@ -29,10 +29,10 @@ def karpenter_repair_problems(cluster: ClusterPools, spec: GuardrailsSpec, probl
         # The cluster's own Karpenter: its gate is its installer's. Only an explicit "on" cannot be honoured.
         for i, pool in indexed:
             if pool.repair.mode is RepairMode.ON:
-                problems.add(root + ("pools", i, "repair", "mode"), f"pool {pool.name!r} asks for repair (repair.mode "
-                             "on), but the cluster runs its own Karpenter (addons.karpenter.existing), whose NodeRepair "
-                             "feature gate nodepools cannot set; turn the gate on in that installation and leave "
-                             "repair.mode auto here (allowed: auto, off)", pool.repair.mode.value)
+                problems.add(root + ("pools", i, "repair", "mode"), f"pool {pool.name!r} asks for repair "
+                             "(repair.mode on), but the cluster runs its own Karpenter (addons.karpenter.existing), "
+                             "whose NodeRepair feature gate nodepools cannot set; turn the gate on in that "
+                             "installation and leave repair.mode auto here (allowed: auto, off)", pool.repair.mode.value)
         return
     wanting = [p.name for _, p in indexed if repair_enabled(p) is True]
     for i, pool in indexed:

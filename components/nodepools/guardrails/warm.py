@@ -1,4 +1,4 @@
-"""Warm capacity (docs/design.md section 9): what holds each warm pool's spare replicas, as plain objects.
+"""Warm capacity (docs/design.md section 9): what holds each warm pool's spare replicas and what serves it.
 
 Per pool with ``warm`` (``nodepools.spec.warm``), one of two mechanisms:
 
@@ -23,7 +23,8 @@ units and pods. A placeholder in the inference namespace would spend that namesp
 quota: quota admission runs before scheduling, so with the quota full a new model-server
 pod would be refused at creation and never get to preempt the placeholder. The autoscaler
 limits a buffer by the quotas of its own namespace (1.35+: ``capacitybuffer/controller/
-resourcequotas.go``), so the warm namespace's quota bounds the buffers too.
+resourcequotas.go``), so the warm namespace's quota bounds the buffers too. The objects
+themselves are built by ``nodepools.guardrails.warm_objects``.
 """
 from __future__ import annotations
 
@@ -182,7 +183,9 @@ def autoscaler_buffer_args(cluster: ClusterPools, spec: GuardrailsSpec) -> dict[
 
 def autoscaler_buffer_rules(cluster: ClusterPools, spec: GuardrailsSpec) -> list[dict[str, Any]]:
     """``rbac.additionalRules`` the buffer controller needs beyond the chart's ClusterRole."""
-    return [dict(rule) for rule in BUFFER_RBAC_RULES] if serves(warm_choices(cluster, spec), Server.CLUSTER_AUTOSCALER) else []
+    if not serves(warm_choices(cluster, spec), Server.CLUSTER_AUTOSCALER):
+        return []
+    return [dict(rule) for rule in BUFFER_RBAC_RULES]
 
 
 def karpenter_buffer_gate(cluster: ClusterPools, spec: GuardrailsSpec) -> bool:

@@ -16,6 +16,7 @@ from nodepools import vocabulary as v
 from nodepools.guardrails import upstream
 from nodepools.guardrails.capacity import cpu_quantity, memory_quantity
 from nodepools.guardrails.gpu_quota import units_at_max
+from nodepools.guardrails.namespaces import QUOTA_NAME
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.guardrails.warm import Mechanism, Server, WarmChoice, karpenter_serves_buffers, serves, warm_choices
 from nodepools.spec.cluster import ClusterPools
@@ -49,8 +50,8 @@ class WarmPlan:
     crd: Obj | None = None
 
 
-def _meta(name: str, labels: dict[str, str] | None = None) -> Obj:
-    return {"name": name, "namespace": v.WARM_NAMESPACE, "labels": {LABEL_NAME: v.WARM_NAMESPACE, **(labels or {})}}
+def _meta(name: str) -> Obj:
+    return {"name": name, "namespace": v.WARM_NAMESPACE, "labels": {LABEL_NAME: v.WARM_NAMESPACE}}
 
 
 def replica_template(choice: WarmChoice) -> Obj:
@@ -88,7 +89,7 @@ def _quota(cluster: ClusterPools, choices: Sequence[WarmChoice]) -> Obj:
         units[str(gpu_resource(choice.pool))] += warm_units(choice.pool)
     pods = sum(c.pool.warm.replicas for c in choices if c.mechanism is Mechanism.PLACEHOLDER and c.pool.warm)
     hard = {v.QUOTA_REQUESTS_PREFIX + name: str(count) for name, count in units.items()}
-    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _meta("nodepools-quota"),
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _meta(QUOTA_NAME),
             "spec": {"hard": {**hard, "pods": str(pods)}}}
 
 
@@ -112,9 +113,10 @@ def warm_plan(cluster: ClusterPools, spec: GuardrailsSpec) -> WarmPlan | None:
         replicas = choice.pool.warm.replicas if choice.pool.warm else 0
         template = replica_template(choice)
         if choice.mechanism is Mechanism.PLACEHOLDER:
-            plan.placeholders.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(choice.name), "spec": {
-                "replicas": replicas, "selector": {"matchLabels": {LABEL_INSTANCE: choice.name}},
-                "template": template}})
+            plan.placeholders.append({
+                "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(choice.name),
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {LABEL_INSTANCE: choice.name}},
+                         "template": template}})
             continue
         plan.pod_templates.append({"apiVersion": "v1", "kind": "PodTemplate", "metadata": _meta(choice.name),
                                    "template": template})

@@ -67,6 +67,8 @@ class Scaler:
 
     def scales(self, workload: Workload) -> Any:
         """True, False or UNKNOWN: this scaler targets ``workload``."""
+        if self.kind is None or self.name is None:
+            return False  # no target: the API server refuses such a scaler
         if isinstance(self.kind, str) and self.kind != workload.kind:
             return False
         if isinstance(self.namespace, str) and isinstance(workload.namespace, str) and \

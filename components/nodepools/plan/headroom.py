@@ -78,7 +78,8 @@ def _text(rows: list[dict[str, Any]], servers: list[dict[str, Any]]) -> list[str
         elif row["warm"] == "unknown":
             out.append(f"  {row['pool']}: cannot tell at preview whether a warm source lands here")
         else:
-            out.append(f"  {row['pool']}: none (a new replica waits for a GPU node to start; set warm: {{replicas: N}})")
+            out.append(f"  {row['pool']}: none (a new replica waits for a GPU node to start; "
+                       "set warm: {replicas: N})")
     if not rows:
         out.append("  (no gpu-inference pool in the stack)")
     out += ["", "Autoscaled model servers (wait for a new replica: with warm capacity / without):"]

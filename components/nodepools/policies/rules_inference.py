@@ -84,8 +84,8 @@ def check_inference_scale_headroom(stack: StackView, settings: Settings) -> Iter
         names = ", ".join(f"'{p.name}'" for p in pools)
         yield Finding(res.urn, subject, field,
                       f"autoscaled by {by}, but no pool it can land on keeps warm capacity ({names}): the first "
-                      f"replicas of a spike wait {wait:g}s ({load:g}s model load + {settings.gpu_node_start_seconds:g}s "
-                      "GPU node start)",
+                      f"replicas of a spike wait {wait:g}s ({load:g}s model load + "
+                      f"{settings.gpu_node_start_seconds:g}s GPU node start)",
                       f"set warm: {{replicas: N}} on pool '{pools[0].name}' (nodepools renders a CapacityBuffer, or "
                       "placeholder pods where the autoscaler has none), or add a CapacityBuffer whose PodTemplate "
                       "lands on it", namespace)
