@@ -24,7 +24,8 @@ quota: quota admission runs before scheduling, so with the quota full a new mode
 pod would be refused at creation and never get to preempt the placeholder. The autoscaler
 limits a buffer by the quotas of its own namespace (1.35+: ``capacitybuffer/controller/
 resourcequotas.go``), so the warm namespace's quota bounds the buffers too. The objects
-themselves are built by ``nodepools.guardrails.warm_objects``.
+themselves are built by ``nodepools.guardrails.warm_objects``; the upstream facts are in
+docs/kubernetes-facts.md section 10.
 """
 from __future__ import annotations
 
