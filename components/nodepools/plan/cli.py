@@ -40,6 +40,7 @@ from nodepools.plan import verdicts
 from nodepools.plan.project import ProjectError, find_project, load_project
 from nodepools.plan.render import render
 from nodepools.plan.run import StackRun, run_stack, with_workloads
+from nodepools.plan.training import training_report
 
 EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
 
@@ -95,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     if plan["error"] is None and failed is not None:
         plan["error"] = {"kind": "program", "lines": [f"{failed.project.root} (stack {failed.stack}): {failed.error}"]}
     judged = with_workloads(stack_run, apps)
+    if plan["error"] is None:
+        plan["training"] = training_report(judged)
     if plan["error"] is None and not args.no_policy:
         try:
             config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None

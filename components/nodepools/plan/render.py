@@ -74,6 +74,8 @@ def render(plan: dict[str, Any]) -> str:
         out += ["", *plan["policy"]["text"]]
     if plan.get("placement"):
         out += ["", *plan["placement"]["text"]]
+    if plan.get("training") and plan["training"]["text"]:
+        out += ["", *plan["training"]["text"]]
     out += ["", "What a mock run cannot know:"]
     out += [f"  - {note}" for note in plan["notes"]]
     out += ["", f"Result: {plan.get('result', 'ok')}"]
