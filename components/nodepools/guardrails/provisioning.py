@@ -123,12 +123,13 @@ def provisioning_problems(spec: GuardrailsSpec, cluster: ClusterPools, problems:
     karpenter = [p.name for p in training if is_karpenter(p)]
     if not _kueue_on(spec, cluster):
         why = "Kueue is off, and the check lives on its training ClusterQueue"
-    elif serving_autoscaler(spec, cluster) is None:
-        why = "cluster-autoscaler is disabled, and nothing else serves ProvisioningRequests here"
     elif karpenter and len(karpenter) == len(training):
         why = (f"every gpu-training pool ({', '.join(karpenter)}) is provisioned by Karpenter, which does not "
                "serve ProvisioningRequests")
-    else:
+    elif not any(_autoscaled(p) for p in training):
         why = "no gpu-training pool is autoscaled (a managed pool with min_nodes < max_nodes)"
+    else:
+        why = ("no cluster-autoscaler serves the requests (addons.cluster_autoscaler is disabled; set existing: "
+               "true if the cluster runs one)")
     problems.add(spec_root + ("atomic_provisioning",), f"atomic_provisioning 'on' asks for a ProvisioningRequest "
                  f"admission check, but {why} (allowed here: auto, off)", spec.atomic_provisioning.value)
