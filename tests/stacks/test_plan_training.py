@@ -141,3 +141,19 @@ def test_a_native_gang_is_named_with_the_apis_stage():
         "The native scheduling group (scheduling.k8s.io Workload / PodGroup) is alpha in Kubernetes 1.36 (KEP-4671: "
         "alpha v1.35, beta v1.37; KEP-5832: alpha v1.36), behind the GenericWorkload feature gate, which EKS and GKE "
         "standard clusters do not turn on: the gang forms only on a cluster that serves it."]
+
+
+def test_a_kueue_the_stack_does_not_install_must_restart_after_the_crd():
+    from nodepools.plan.training import KUEUE_RESTART_NOTE
+    from nodepools.plan.project import stack_config
+    from nodepools.offline.engine import run_program_capture
+    from nodepools.plan.run import StackRun
+    import runpy
+
+    config, _ = stack_config(load_project(ROOT), "aws-prod")
+    config["nodepools:guardrails"] = {"addons": {"kueue": {"existing": True}}}
+    project = load_project(ROOT)
+    run, error = run_program_capture(lambda: runpy.run_path(str(project.program()), run_name="__main__"),
+                                     project=project.name, stack="aws-prod", config=config)
+    assert error is None
+    assert training_report(StackRun(project, "aws-prod", project.program(), run, None))["notes"] == [KUEUE_RESTART_NOTE]

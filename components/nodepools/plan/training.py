@@ -29,6 +29,23 @@ NATIVE_NOTE = ("The native scheduling group (scheduling.k8s.io Workload / PodGro
                "which EKS and GKE standard clusters do not turn on: the gang forms only on a cluster that serves it.")
 
 
+# cmd/kueue/main.go@v0.19.2 sets up the ProvisioningRequest controller only if the API is served at start.
+KUEUE_RESTART_NOTE = ("The ProvisioningRequest CRD is installed here but Kueue is not: Kueue enables its provisioning "
+                      "admission check only if that API is served when it starts, so restart its controller "
+                      "(kueue-controller-manager) once after the first `pulumi up`, or gangs wait for a check that "
+                      "never turns Ready.")
+
+
+def _installs_provisioning_crd(stack_run: StackRun) -> bool:
+    return any(r.type == v.TYPE_CRD and (r.inputs.get("metadata") or {}).get("name") ==
+               "provisioningrequests.autoscaling.x-k8s.io" for r in stack_run.run.resources)
+
+
+def _installs_kueue(stack_run: StackRun) -> bool:
+    return any(r.type == v.TYPE_HELM_RELEASE and "kueue" in str(r.inputs.get("chart", ""))
+               for r in stack_run.run.resources)
+
+
 def _resources(stack_run: StackRun) -> list[Res]:
     return [Res.of(r.type, r.urn, r.name, r.inputs, r.parent, r.dependencies, r.property_dependencies, r.provider)
             for r in stack_run.run.resources]
@@ -143,6 +160,8 @@ def training_report(stack_run: StackRun) -> dict[str, Any]:
                           "lands_on": reachable.get(ref.res.urn, [])})
     autoscaler = _autoscaler(stack_run, pools)
     notes = [NATIVE_NOTE] if any(w["gang"].startswith(NATIVE) for w in workloads) else []
+    if _installs_provisioning_crd(stack_run) and not _installs_kueue(stack_run):
+        notes.append(KUEUE_RESTART_NOTE)
     return {"pools": rows, "autoscaler": autoscaler, "workloads": workloads, "notes": notes,
             "text": _text(rows, autoscaler, workloads, notes)}
 
