@@ -81,7 +81,8 @@ def cluster_queues(spec: GuardrailsSpec, cluster: ClusterPools) -> list[tuple[Po
     atomic = provisioning.atomic_pools(spec, cluster)
     for c in derive.queued_classes(cluster.pools):
         covered = ["cpu", "memory"] + ([v.GPU_RESOURCE] if c.has_gpu else [])
-        queue = {"apiVersion": API_VERSION, "kind": "ClusterQueue", "metadata": {"name": CLUSTER_QUEUE_NAMES[c]},
+        queue: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "ClusterQueue",
+                                 "metadata": {"name": CLUSTER_QUEUE_NAMES[c]},
                  "spec": {
                      "namespaceSelector": {"matchLabels": {v.LABEL_NAMESPACE_NAME: spec.namespace_names[c]}},
                      "queueingStrategy": "BestEffortFIFO",

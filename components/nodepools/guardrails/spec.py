@@ -34,7 +34,8 @@ ADDON_NAMESPACE = "kube-system"
 KUEUE_NAMESPACE = "kueue-system"
 RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
 
-__all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
+__all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GuardrailsSpec", "KueueMode",
+           "LimitRangeSpec"]
 
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")

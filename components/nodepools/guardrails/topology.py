@@ -78,7 +78,8 @@ def kueue_version_problems(spec: GuardrailsSpec, cluster: ClusterPools, problems
     if not (derive.kueue_enabled(spec, cluster.pools) and spec.addons.kueue.enabled):
         return
     uses = ["the kueue.x-k8s.io/v1beta2 queues and flavors"]
-    named = families(cluster, [p for c in derive.queued_classes(cluster.pools) for p in derive.of_class(cluster.pools, c)])
+    queued = [p for c in derive.queued_classes(cluster.pools) for p in derive.of_class(cluster.pools, c)]
+    named = families(cluster, queued)
     if named:
         uses.append(f"the Topology {', '.join(f.name for f in named)}")
     problems.add(spec_root + ("charts", "kueue"), f"Kueue {spec.charts.kueue} is too old for what nodepools "

@@ -47,7 +47,8 @@ def _installs_kueue(stack_run: StackRun) -> bool:
 
 
 def _resources(stack_run: StackRun) -> list[Res]:
-    return [Res.of(r.type, r.urn, r.name, r.inputs, r.parent, r.dependencies, r.property_dependencies, r.provider)
+    return [Res.of(r.type, r.urn, r.name, r.inputs, r.parent, r.dependencies,
+                   {key: tuple(urns) for key, urns in r.property_dependencies.items()}, r.provider)
             for r in stack_run.run.resources]
 
 

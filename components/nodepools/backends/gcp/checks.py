@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.context import GkeContext, zone_error
 from nodepools.clouds import gcp as gke
 from nodepools.clouds.topology import compact_series, compact_supported
