@@ -15,11 +15,14 @@ PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--w
 
 .PHONY: plan test test-dist bench clean refresh-upstream
 
+# The first install takes a few minutes: say so, and let pip show what it collects and installs.
 $(STAMP): pyproject.toml
+	@echo "Creating $(VENV) and installing nodepools with its test and cloud dependencies (first run: a few minutes)..."
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[test]'
+	$(VENV)/bin/pip install --progress-bar on -e '.[test]'
 	touch $(STAMP)
+	@echo "Installed: $(VENV)"
 
 # make exits 2 whenever a recipe fails, which would turn a mandatory policy violation
 # (the plan's exit 1) into make's 2. So `make plan` alone runs the plan while make reads
@@ -27,7 +30,12 @@ $(STAMP): pyproject.toml
 # plan's own code: 0 planned, 1 a mandatory policy is violated (make's question mode,
 # whose only failure status is 1), 2 config/program/pack error. tests/distribution/test_make_plan.py.
 ifeq ($(MAKECMDGOALS),plan)
-PLAN_STATUS := $(shell if $(MAKE) --no-print-directory -s $(STAMP) >&2; then $(PLAN) >&2; echo $$?; else echo 2; fi)
+# The examples declare `virtualenv: venv` (as Pulumi's templates do) and install this checkout
+# (their requirements.txt): in a checkout that is $(VENV), so each example's venv is a link to it
+# unless `pulumi install` made a real one. The plan runs a program with its project's venv.
+LINK_VENVS := for w in $(WORKLOADS); do d=$${w%%:*}; [ -e $$d/venv ] || ln -s $(abspath $(VENV)) $$d/venv; done
+PLAN_STATUS := $(shell if $(MAKE) --no-print-directory -s $(STAMP) >&2; then $(LINK_VENVS); $(PLAN) >&2; echo $$?; \
+	else echo 2; fi)
 ifeq ($(PLAN_STATUS),1)
 $(info make plan: a mandatory policy is violated (nodepools plan exited 1))
 MAKEFLAGS += -q

@@ -245,7 +245,7 @@ ANNOTATION_KARPENTER_DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 ANNOTATION_CA_SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 COMPONENT_KARPENTER = "nodepools:karpenter:Karpenter"
 
-# --- training topology, all-or-nothing capacity, native gangs (docs/design.md section 9) -----
+# --- training topology, all-or-nothing capacity, native gangs (docs/design.md section 9.3) -----
 # Network-topology node labels the clouds set themselves (never by us; declared for placement
 # and the Kueue Topology): EKS (the AWS cloud controller, from EC2 DescribeInstanceTopology)
 # topology.k8s.aws/network-node-layer-1..3 (-4 on four-layer types), broadest first

@@ -50,7 +50,9 @@ def test_the_sdist_holds_no_tests_rather_than_some(dist):
 
 def test_installed_cli_plans_a_copied_example_with_the_shipped_pack(app_venv, tmp_path):
     project = tmp_path / "my-stack"
-    shutil.copytree(REPO / "examples" / "existing-cluster", project)
+    shutil.copytree(REPO / "examples" / "existing-cluster", project, ignore=shutil.ignore_patterns("venv"))
+    # The project's `virtualenv: venv` is where the user installed nodepools: the wheel's venv.
+    (project / "venv").symlink_to(app_venv, target_is_directory=True)
     nodepools_cli = bin_of(app_venv, "nodepools")
     assert run(nodepools_cli, "--version").stdout.strip() == f"nodepools {nodepools.__version__}"
     where = run(bin_of(app_venv, "python"), "-c", "import nodepools; print(nodepools.__file__)").stdout
@@ -95,3 +97,20 @@ def test_pack_new_writes_the_policy_folder_which_serves_every_policy(app_venv, p
     assert _served(target, bin_of(pack_venv, "python")) == REGISTERED
     again = run(bin_of(app_venv, "nodepools"), "pack", "new", target, check=False)
     assert again.returncode == 2 and "pass --force to overwrite" in again.stderr
+
+
+def test_pack_new_prints_an_install_command_that_finds_this_wheel(app_venv, wheel, tmp_path):
+    """nodepools==<version> is not on an index yet: the printed command names the folder of the
+    wheel this nodepools was installed from (pip's direct_url.json), and installs it."""
+    target = tmp_path / "org-policies" / "nodepools"
+    out = run(bin_of(app_venv, "nodepools"), "pack", "new", target).stdout
+    commands = [line.strip() for line in out.splitlines() if line.startswith("  ")]
+    venv = target / "venv"
+    assert commands == [f"python -m venv {venv}",
+                        f"{venv}/bin/pip install --find-links {wheel.parent} -r {target}/requirements.txt"]
+    run(sys.executable, "-m", "venv", venv)
+    install = commands[1].split()
+    # The fast slice takes only nodepools from the wheel's folder (its dependencies come from PyPI in test-dist).
+    run(*install, *([] if FULL else ["--no-deps", "--no-index"]))
+    where = run(bin_of(venv, "python"), "-c", "import importlib.metadata as m; print(m.version('nodepools'))").stdout
+    assert where.strip() == nodepools.__version__

@@ -4,6 +4,7 @@ with ``nodepools.testing.NodepoolsMocks``, and under mypy with the package's py.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -20,7 +21,7 @@ SNIPPETS = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), 
 
 # Run each program as its own Pulumi project under the user's kind of mocks; report errors as JSON.
 RUNNER = r'''
-import json, runpy, sys, traceback
+import json, os, runpy, sys, traceback
 from pathlib import Path
 import pulumi
 from pulumi.runtime.config import set_all_config
@@ -45,7 +46,14 @@ for label, path, project_dir in json.loads(sys.argv[1]):
         namespace = {}
         @pulumi.runtime.test
         def program():
-            namespace.update(runpy.run_path(path, run_name="__main__"))
+            # As the Pulumi language host: in the program directory, which runpy puts on sys.path.
+            target = str(Path(path).parent) if project_dir else path
+            cwd = os.getcwd()
+            os.chdir(Path(path).parent)
+            try:
+                namespace.update(runpy.run_path(target, run_name="__main__"))
+            finally:
+                os.chdir(cwd)
         program()
         for name, test in sorted(namespace.items()):
             if name.startswith("test_") and callable(test):
@@ -69,7 +77,7 @@ def programs(tmp_path: Path) -> list[tuple[str, str, str | None]]:
 
 
 def test_readme_snippets_and_examples_run_under_default_mode_mocks(tmp_path):
-    assert len(SNIPPETS) >= 3 and len(EXAMPLES) == 4
+    assert len(SNIPPETS) >= 3 and len(EXAMPLES) == 5
     result = subprocess.run([sys.executable, "-c", RUNNER, json.dumps(programs(tmp_path))],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -95,9 +103,11 @@ def mypy_report(tmp_path_factory) -> dict[str, list[str]]:
     """label -> mypy error lines, one mypy run over every snippet and example."""
     pytest.importorskip("mypy", reason="mypy comes with the test extra: pip install -e '.[test]'")
     targets = _mypy_targets(tmp_path_factory.mktemp("mypy"))
+    # An example's own modules (examples/attached-gpu/infra) resolve as from its program directory.
+    env = {**os.environ, "MYPYPATH": os.pathsep.join(str(REPO / "examples" / name) for name in EXAMPLES)}
     result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(REPO / "pyproject.toml"),
                              "--cache-dir", str(REPO / ".mypy_cache"), "--no-error-summary", "--show-error-codes",
-                             *map(str, targets.values())], capture_output=True, text=True, cwd=REPO)
+                             *map(str, targets.values())], capture_output=True, text=True, cwd=REPO, env=env)
     assert result.returncode in (0, 1), result.stderr
     lines = result.stdout.splitlines()
     return {label: [line for line in lines if Path(line.split(":", 1)[0]).name == path.name and ": error:" in line]

@@ -65,6 +65,9 @@ def test_each_example_s_requirements_install_this_checkout_with_the_extra_its_im
         [line] = [r for r in (example / "requirements.txt").read_text().splitlines() if r and not r.startswith("#")]
         path, _, extra = line.rstrip("]").partition("[")
         assert (example / path).resolve() == repo, example.name  # pip resolves it from the project directory
-        program = (example / "__main__.py").read_text()
-        needed = "aws" if "import pulumi_aws" in program else "gcp" if "import pulumi_gcp" in program else "kubernetes"
+        # The program and the modules beside it (not its tests, not its venv).
+        program = "".join(f.read_text() for f in example.rglob("*.py")
+                          if not {"tests", "venv"} & set(f.relative_to(example).parts))
+        needed = "aws" if "import pulumi_aws" in program or "nodepools.backends.aws" in program else \
+            "gcp" if "import pulumi_gcp" in program or "nodepools.backends.gcp" in program else "kubernetes"
         assert extra == needed, example.name

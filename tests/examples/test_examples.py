@@ -6,7 +6,7 @@ import yaml
 from nodepools.placement import analyze
 from nodepools.plan.report import clean
 
-EXAMPLES = ("batch-cronjob", "existing-cluster", "gpu-inference", "spot-training")
+EXAMPLES = ("attached-gpu", "batch-cronjob", "existing-cluster", "gpu-inference", "spot-training")
 
 
 def obj(run, type_, name):
@@ -131,3 +131,31 @@ def test_the_policy_pack_passes_each_workload_on_the_platform(example_runs, plat
 
 def test_the_policy_pack_passes_the_existing_cluster_example(example_runs, policy_pack):
     assert [(d.policy, d.message) for d in policy_pack.check(example_runs["existing-cluster"].run.resources)] == []
+
+
+def test_the_attached_cluster_example_builds_gpu_pools_and_guardrails_on_its_system_nodes(example_runs):
+    """examples/attached-gpu: no resident pool, no cluster created; the add-ons on the cluster's own nodes."""
+    run = example_runs["attached-gpu"].run
+    types = {r.type for r in run.resources}
+    assert "aws:eks/cluster:Cluster" not in types
+    assert sorted(r.name for r in run.of_type("aws:eks/nodeGroup:NodeGroup")) == ["ml-serving", "ml-training"]
+    values = {r.inputs["name"]: r.inputs["values"] for r in run.of_type("kubernetes:helm.sh/v3:Release")}
+    assert values["cluster-autoscaler"]["nodeSelector"] == {"eks.amazonaws.com/nodegroup": "system"}
+    assert values["kueue"]["controllerManager"]["nodeSelector"] == {"eks.amazonaws.com/nodegroup": "system"}
+    assert len(run.of_type("kubernetes:scheduling.k8s.io/v1:PriorityClass")) == 4
+
+
+def test_the_attached_cluster_example_s_own_unit_tests_pass(tmp_path):
+    """Its tests/ (NodepoolsMocks and plain Pulumi mocks) run as its README says, from its directory."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "attached-gpu"
+    copy = tmp_path / "attached-gpu"
+    shutil.copytree(example, copy, ignore=shutil.ignore_patterns("venv", "__pycache__"))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=copy,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "3 passed" in result.stdout

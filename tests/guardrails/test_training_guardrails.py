@@ -1,5 +1,5 @@
 """Topology-aware scheduling and all-or-nothing capacity in the guardrails: the exact Kueue objects,
-the autoscaler's flags and the CRD, validated against the vendored schemas (docs/design.md 9.2)."""
+the autoscaler's flags and the CRD, validated against the vendored schemas (docs/design.md section 9.3)."""
 import pytest
 from pydantic import ValidationError
 

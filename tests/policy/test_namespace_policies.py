@@ -49,9 +49,12 @@ def test_gpu_quota_under_limits_is_never_enforced(check):
     fx = golden().edit("quota-inference", lambda p: p["spec"].update(hard={"limits.nvidia.com/gpu": "2"}))
     diags = check(fx)
     assert fired(diags) == {("gpu-quota", fx.urn("quota-inference"))}
-    assert len(diags) == 2  # both the useless limits. entry and the missing requests. entry
-    assert any("spec.hard['limits.nvidia.com/gpu']" in d.message and "use requests.nvidia.com/gpu instead" in d.message
-               for d in diags)
+    # One finding per resource and policy (docs/design.md section 8): the useless limits. entry and
+    # the missing requests. entry, each with its path, in one message.
+    [diag] = diags
+    assert "ResourceQuota 'quota-inference' in namespace 'inference': 2 problems: spec.hard['limits.nvidia.com/gpu']: " \
+        in diag.message and "; spec.hard: no requests.nvidia.com/gpu" in diag.message
+    assert "use requests.nvidia.com/gpu instead" in diag.message
 
 
 def test_best_effort_scoped_quota_needs_no_gpu_entry(check):

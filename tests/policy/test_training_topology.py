@@ -1,5 +1,5 @@
 """training-topology and native gangs through the real pack over gRPC, clean twins included
-(docs/design.md section 9.2)."""
+(docs/design.md section 9.3)."""
 from nodepools.offline.analyzer import PackResource
 
 from policy_builders import (GPU, KUEUE, container, fired, golden, pod_template, template_spec, toleration,

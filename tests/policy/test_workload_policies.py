@@ -89,15 +89,14 @@ def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
     fx = golden().add(agent)
     diags = check(fx)
     assert fired(diags) == {("toleration-approval", fx.urn("dcgm"))}
-    assert sorted(d.message.split("\n")[1] for d in diags) == sorted([
-        "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates "
-        "nvidia.com/gpu=present:NoSchedule, which is not a taint of its own class (resident) and "
-        "namespace 'services' is not approved for it. Fix: remove that toleration, or add 'services' to "
-        "tolerationApprovals['nvidia.com/gpu=present'] (or to nodeAgentNamespaces) in the pack config",
-        "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates "
-        "nodepools.io/pool-class=gpu-inference:NoSchedule, which is not a taint of its own class (resident) and "
-        "namespace 'services' is not approved for it. Fix: remove that toleration, or add 'services' to "
-        "tolerationApprovals['nodepools.io/pool-class=gpu-inference'] (or to nodeAgentNamespaces) in the pack config"])
+    # One finding lists both unapproved taints (docs/design.md section 8).
+    assert [d.message.split("\n")[1] for d in diags] == [
+        "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates 2 taints that are not "
+        "of its own class (resident) and that namespace 'services' is not approved for "
+        "(nodepools.io/pool-class=gpu-inference:NoSchedule, "
+        "nvidia.com/gpu=present:NoSchedule). Fix: remove those tolerations, or add 'services' to "
+        "tolerationApprovals['nodepools.io/pool-class=gpu-inference'], ['nvidia.com/gpu=present'] "
+        "(or to nodeAgentNamespaces) in the pack config"]
     assert check(fx, {"toleration-approval": {"nodeAgentNamespaces": ["services"]}}) == []
 
 

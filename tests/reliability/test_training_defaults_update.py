@@ -8,7 +8,7 @@ input path is among the resource's ``ignore_changes``: the engine keeps the old 
 from the new ones: pulumi/pulumi sdk/go/common/resource/property_path.go, PropertyPath.Reset;
 docs/pulumi-facts.md, "Resource options"), so the existing node
 group, template and node pool see no change at all; a new pool is created with them. The only
-new resource is the (unused, free) placement group. docs/design.md section 9.2.
+new resource is the (unused, free) placement group. docs/design.md section 9.3.
 """
 import pytest
 

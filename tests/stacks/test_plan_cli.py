@@ -51,12 +51,20 @@ def test_plan_is_honest_about_unknowns(capsys):
     assert any("shown as <unknown>" in note for note in plan["notes"])
 
 
-def test_text_plan_prints_tree_counts_pools_and_layout(capsys):
+def test_text_plan_prints_tree_counts_pools_and_layout(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
     assert main(["plan", "--stack", "aws-prod", "--no-policy"]) == 0
     out = capsys.readouterr().out
     assert "  nodepools:platform:Platform  np-aws-prod\n" in out
     assert "     4  aws:eks/nodeGroup:NodeGroup\n" in out
-    assert "  inference  gpu-inference  managed      on-demand  2/8" in out
+    # 100 columns: the table names the first instance type, the line under it all of them.
+    assert "  batch      batch          managed      spot       0/24     c7i.4xlarge +2  -\n" in out
+    assert "  batch: instance types c7i.4xlarge, c6i.4xlarge, m7i.4xlarge; taints\n" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    monkeypatch.setenv("COLUMNS", "160")
+    assert main(["plan", "--stack", "aws-prod", "--no-policy"]) == 0
+    wide = capsys.readouterr().out
+    assert "  batch      batch          managed      spot       0/24     c7i.4xlarge, c6i.4xlarge, m7i.4xlarge" in wide
     assert "Layout: specialized (agrees; the rule of thumb says specialized)" in out
     assert out.rstrip().endswith("Result: ok")
 
@@ -112,7 +120,8 @@ def test_mandatory_policy_violation_exits_1(tmp_path, capsys, stack_config, blan
     assert plan["placement"]["flagged"] == ["anywhere"]
 
 
-def test_the_plan_says_where_the_throttling_alerts_are_evaluated(capsys):
+def test_the_plan_says_where_the_throttling_alerts_are_evaluated(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
     _, plan = plan_json(capsys, "--stack", "gcp-dev", "--no-policy")
     assert plan["alerts"].startswith("Google Managed Prometheus (the cloud's managed backend: alerts.backend unset): "
                                      "ClusterRules evaluated by GKE's managed rule evaluator")

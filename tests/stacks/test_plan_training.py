@@ -1,5 +1,5 @@
 """The shipped stacks' training setup as the engine receives it, and the plan's Training section
-(docs/design.md section 9.2): aws-prod and gcp-dev render a Topology whose levels are exactly the
+(docs/design.md section 9.3): aws-prod and gcp-dev render a Topology whose levels are exactly the
 labels their training pools carry, flavors pointing at it, the admission check on the training
 ClusterQueue and what serves it; aws-karpenter renders the Topology without the check."""
 from pathlib import Path

@@ -1,5 +1,5 @@
 """Which training pools carry their cloud's topology labels and get compact placement by default,
-and the exact provider inputs that follow (docs/design.md section 9.2)."""
+and the exact provider inputs that follow (docs/design.md section 9.3)."""
 import pytest
 from pydantic import ValidationError
 

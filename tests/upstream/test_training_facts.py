@@ -1,5 +1,5 @@
 """What the training setup relies on, held to the vendored facts of the pinned releases
-(docs/design.md section 9.2): the autoscaler flags, key by key; the ProvisioningRequest CRD;
+(docs/design.md section 9.3): the autoscaler flags, key by key; the ProvisioningRequest CRD;
 Kueue's feature gates; the schemas of the new Kueue objects."""
 from __future__ import annotations
 

@@ -78,6 +78,9 @@ class Platform(pulumi.ComponentResource):
             "pools": {name: pool.spec.pool_class.value for name, pool in self.pools.items()},
             "namespaces": self.guardrails.namespaces,
             "localQueues": self.guardrails.local_queues,
+            # The attached cluster's own nodes the add-ons run on (None: the resident pool);
+            # the plan counts them as nodes it does not own.
+            "systemNodes": args.system_nodes.as_k8s() if args.system_nodes is not None else None,
         })
 
     @staticmethod

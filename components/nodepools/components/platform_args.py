@@ -12,6 +12,7 @@ from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
+from nodepools.spec.system_nodes import SystemNodes
 
 __all__ = ["GuardrailsSpec", "PlatformArgs"]
 
@@ -21,11 +22,15 @@ class PlatformArgs(StrictModel):
     default). ``region`` is the cluster's region, needed by the autoscaler chart on
     EKS; None takes the cluster target's ``region`` attribute when it has one.
     Guardrails are checked against the pools here, so errors name
-    ``guardrails.<field>`` and ``pools[i].<field>``."""
+    ``guardrails.<field>`` and ``pools[i].<field>``. ``system_nodes`` (default None)
+    names the nodes an attached cluster already runs its add-ons on: the platform
+    may then have no resident pool, and the add-ons nodepools installs are scheduled
+    there (docs/design.md section 9)."""
 
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)
     guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
     region: str | None = None
+    system_nodes: SystemNodes | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "PlatformArgs":

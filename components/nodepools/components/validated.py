@@ -65,10 +65,11 @@ def validate_platform(cluster: ClusterTarget, args: PlatformArgs,
     region = region_of(cluster, args)
     problems = Problems()
     same = cluster_pools is not None and cluster_pools.cloud is cluster.cloud and \
+        cluster_pools.system_nodes == args.system_nodes and \
         len(cluster_pools.pools) == len(args.pools) and all(a is b for a, b in zip(cluster_pools.pools, args.pools))
     if not same:
         try:
-            cluster_pools = ClusterPools(cloud=cluster.cloud, pools=args.pools)
+            cluster_pools = ClusterPools(cloud=cluster.cloud, pools=args.pools, system_nodes=args.system_nodes)
         except ValidationError as err:
             problems.absorb(err)
             cluster_pools = None

@@ -6,7 +6,9 @@ provider data source, so a stack previews without credentials.
 
 Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.33``; EKS public
 endpoint off; GKE private nodes and private endpoint on, release channel
-``REGULAR``; ``deletion_protection`` on.
+``REGULAR``; ``deletion_protection`` on; ``system_nodes`` none (attach mode only:
+the nodes the cluster already runs its add-ons on, so the stack may declare no
+resident pool; docs/design.md section 9).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from nodepools.clouds.gcp import PROJECT_ID
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
+from nodepools.spec.system_nodes import SystemNodes
 
 _EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 _GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
@@ -43,6 +46,8 @@ class _Cluster(StrictModel):
     endpoint: str | None = None
     certificate_authority_data: str | None = None
     kubeconfig_context: str | None = None
+    # Attach mode: the nodes that already run the cluster's add-ons.
+    system_nodes: SystemNodes | None = None
 
     CREATE_ONLY: ClassVar[tuple[str, ...]] = ()
     CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ()
@@ -61,6 +66,10 @@ class _Cluster(StrictModel):
             for field in self.CREATE_REQUIRED:
                 if not getattr(self, field):
                     problems.add(field, f"{field} is required to create a cluster (mode 'create')", None)
+            if self.system_nodes is not None:
+                problems.add("system_nodes", "system_nodes is for mode 'attach': a created cluster has no nodes "
+                             "but the stack's pools, so its add-ons run on a resident pool (add one with "
+                             "pool_class: resident)", self.system_nodes.model_dump(mode="json"))
             return
         for field in self.CREATE_ONLY:
             if field in self.model_fields_set:

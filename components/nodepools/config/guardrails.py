@@ -11,11 +11,13 @@ from typing import Sequence
 from nodepools.components.platform import PlatformArgs
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.pool import PoolSpec
+from nodepools.spec.system_nodes import SystemNodes
 
 __all__ = ["GuardrailsSpec", "platform_args"]
 
 
-def platform_args(pools: Sequence[PoolSpec], guardrails: GuardrailsSpec, region: str | None) -> PlatformArgs:
+def platform_args(pools: Sequence[PoolSpec], guardrails: GuardrailsSpec, region: str | None,
+                  system_nodes: SystemNodes | None = None) -> PlatformArgs:
     """The platform's args; raises its ValidationError (locations ``pools[i]...`` /
     ``guardrails...``) on cross-field problems."""
-    return PlatformArgs(pools=list(pools), guardrails=guardrails, region=region)
+    return PlatformArgs(pools=list(pools), guardrails=guardrails, region=region, system_nodes=system_nodes)

@@ -86,12 +86,13 @@ class StackConfig(StrictModel):
     @cached_property
     def platform_args(self) -> PlatformArgs:
         """What the Platform component takes (pools, guardrails, the cluster's region where it has one)."""
-        return platform_args(self.pools, self.guardrails, getattr(self.cluster, "region", None))
+        return platform_args(self.pools, self.guardrails, getattr(self.cluster, "region", None),
+                             self.cluster.system_nodes)
 
     @cached_property
     def cluster_pools(self) -> ClusterPools:
-        """The pools as one cluster's set (names unique, one cloud, one default pool)."""
-        return ClusterPools(cloud=self.cluster.cloud, pools=self.pools)
+        """The pools as one cluster's set (names unique, one cloud, one default pool, a place for add-ons)."""
+        return ClusterPools(cloud=self.cluster.cloud, pools=self.pools, system_nodes=self.cluster.system_nodes)
 
     @property
     def cloud(self) -> Cloud:
@@ -99,7 +100,7 @@ class StackConfig(StrictModel):
 
     @property
     def verdict(self) -> LayoutVerdict:
-        return layout_verdict(self.layout, self.pools)
+        return layout_verdict(self.layout, self.pools, unowned_nodes=self.cluster.system_nodes is not None)
 
 
 def absorb(problems: Problems, build: Any, prefix: tuple[str | int, ...] = ()) -> Any:
@@ -116,6 +117,8 @@ def config_path(loc: tuple[str | int, ...]) -> str:
     if not loc:
         return NAMESPACE
     head, rest = str(loc[0]), tuple(loc[1:])
+    if head == "system_nodes":  # the platform's field; in config it lives under the cluster
+        head, rest = "cluster", ("system_nodes", *rest)
     if head == "cluster" and rest and rest[0] in {c.value for c in Cloud}:
         rest = rest[1:]  # the discriminated union's tag is not part of the user's path
     return dotted(rest, f"{NAMESPACE}:{head}")

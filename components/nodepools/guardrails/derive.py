@@ -11,8 +11,11 @@ from nodepools.guardrails.spec import GuardrailsSpec, KueueMode
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import PoolClass
 
-# CPU work always has somewhere to run (the resident pool), so these namespaces
-# always exist; a GPU class's namespace exists only with a pool of that class.
+# With a resident pool, CPU work always has somewhere to run, so these namespaces
+# always exist (batch without a batch pool runs off-peak on the resident pool);
+# a GPU class's namespace exists only with a pool of that class. A platform over an
+# attached cluster's own system nodes (no resident pool: docs/design.md section 9)
+# gets a namespace only for the classes it has pools of: it owns no capacity for the rest.
 ALWAYS_PRESENT = (PoolClass.RESIDENT, PoolClass.BATCH)
 # Classes whose namespaces get a LimitRange: their pods are bursty and often
 # written without resources (docs/design.md section 3, batch-limitrange).
@@ -32,7 +35,8 @@ def of_class(pools: Sequence[PoolSpec], pool_class: PoolClass) -> list[PoolSpec]
 def namespace_classes(pools: Sequence[PoolSpec]) -> list[PoolClass]:
     """Classes that get a namespace, in class order."""
     present = {p.pool_class for p in pools}
-    return [c for c in PoolClass if c in ALWAYS_PRESENT or c in present]
+    always = ALWAYS_PRESENT if PoolClass.RESIDENT in present else ()
+    return [c for c in PoolClass if c in always or c in present]
 
 
 def serving_pools(pools: Sequence[PoolSpec], pool_class: PoolClass) -> list[PoolSpec]:

@@ -37,7 +37,7 @@ class GuardrailsPlan:
     resource_flavors: list[Obj] = field(default_factory=list)
     cluster_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
     local_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
-    # Topology-aware scheduling and all-or-nothing capacity (docs/design.md section 9).
+    # Topology-aware scheduling and all-or-nothing capacity (docs/design.md section 9.3).
     topologies: list[Obj] = field(default_factory=list)
     admission_checks: list[Obj] = field(default_factory=list)
     provisioning_configs: list[Obj] = field(default_factory=list)

@@ -1,5 +1,5 @@
 """All-or-nothing capacity for gangs: Kueue's ProvisioningRequest admission check on the
-training ClusterQueue, and what the autoscaler needs to serve it (docs/design.md section 9).
+training ClusterQueue, and what the autoscaler needs to serve it (docs/design.md section 9.3).
 
 With the check, Kueue reserves quota for a gang, then asks the autoscaler in one
 ProvisioningRequest for every node the gang needs, and admits it only once the request

@@ -52,7 +52,7 @@ class KueueMode(str, Enum):
 
 
 class AtomicProvisioning(str, Enum):
-    """All-or-nothing capacity for gangs (docs/design.md section 9): ``auto`` (default) puts a
+    """All-or-nothing capacity for gangs (docs/design.md section 9.3): ``auto`` (default) puts a
     ProvisioningRequest admission check on the training ClusterQueue for the gpu-training
     pools the cloud's autoscaler scales (EKS: the cluster-autoscaler nodepools installs;
     GKE: its built-in autoscaler); ``on`` also trusts an ``existing`` cluster-autoscaler

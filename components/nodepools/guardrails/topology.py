@@ -1,6 +1,6 @@
 """Kueue's topology-aware scheduling from the pools: one ``Topology`` per family of topology
 labels the training pools carry, and the training flavors pointing at it (docs/design.md
-section 9).
+section 9.3).
 
 - A ``Topology`` (``kueue.x-k8s.io/v1beta2``) lists node labels broadest first with
   ``kubernetes.io/hostname`` last: Kueue then assigns pods to nodes and honours node taints

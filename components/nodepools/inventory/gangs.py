@@ -1,6 +1,6 @@
 """Which gang mechanism a workload uses, read from the workload and the PodGroups of the stack.
 
-One reader for ``gang-scheduling`` and the plan (docs/design.md sections 2 and 9):
+One reader for ``gang-scheduling`` and the plan (docs/design.md sections 2 and 9.3):
 
 - Kueue: the ``kueue.x-k8s.io/queue-name`` label (the pod templates', else the workload's);
 - coscheduling: the ``scheduling.x-k8s.io/pod-group`` label;

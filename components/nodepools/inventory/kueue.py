@@ -1,7 +1,7 @@
 """Kueue's objects from raw resources: which flavors a LocalQueue admits through, each flavor's
 Topology and its levels, and the admission checks on them.
 
-Read for ``training-topology`` and the plan (docs/design.md section 9), from any Kueue
+Read for ``training-topology`` and the plan (docs/design.md section 9.3), from any Kueue
 objects of the stack (ours or the user's), any served version of ``kueue.x-k8s.io``. A value
 preview cannot know is UNKNOWN; an object the stack does not hold is absent (None).
 """

@@ -4,8 +4,13 @@ This is the offline stand-in for ``pulumi preview`` / ``pulumi up``: the SDK
 serialises each resource exactly as it would for the real engine (camelCase
 keys, numbers as floats, unknowns during preview), and we keep the full
 ``RegisterResourceRequest`` — inputs, parent, dependencies, ignore_changes,
-provider — so tests can assert what the engine would receive, and the policy
-pack can be fed the same resources the engine would send it.
+provider, and the source position the SDK computes for the registration (the
+file and line of the user code that constructed the resource,
+``RegisterResourceRequest.sourcePosition``; pulumi/runtime/resource.py
+``_get_source_position``) — so tests can assert what the engine would receive, the
+policy pack can be fed the same resources the engine would send it, and findings
+can point at the line that registered a resource. Every resource's registered
+outputs (``register_outputs`` of components) are kept too.
 
 Each run happens on a fresh thread: the SDK keeps its settings in ContextVars,
 and a new thread starts with none, so runs never leak state into each other.
@@ -23,6 +28,8 @@ from __future__ import annotations
 import gc
 import json
 import threading
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -64,6 +71,11 @@ class Registration:
     replace_on_changes: list[str]
     # The Alias messages as the SDK sends them (specs: name/type/parent/stack/project, or a URN).
     alias_specs: list = field(default_factory=list)
+    # Where user code constructed it: (path, line) of the first frame outside the SDK, and
+    # every frame of the stack trace the SDK sent, innermost first (to find the first one
+    # inside a project when a library registered the resource).
+    source: tuple[str, int] | None = None
+    stack: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +106,8 @@ class Run:
     reads: list[Read] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[tuple[str, str]] = field(default_factory=list)
+    # URN -> the outputs a resource registered (components' ``register_outputs``).
+    component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def of_type(self, type_token: str) -> list[Registration]:
         return [r for r in self.resources if r.type == type_token]
@@ -163,6 +177,8 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
             ignore_changes=list(request.ignoreChanges), provider=request.provider, protect=bool(request.protect),
             delete_before_replace=bool(request.deleteBeforeReplace), aliases=[a for a in request.aliasURNs],
             replace_on_changes=list(request.replaceOnChanges), alias_specs=list(request.aliases),
+            source=_position(request.sourcePosition) if request.HasField("sourcePosition") else None,
+            stack=[pos for pos in (_position(f.pc) for f in request.stackTrace.frames if f.HasField("pc")) if pos],
         )
         with self._lock:
             self._run.resources.append(registration)
@@ -177,9 +193,19 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request):  # noqa: N802 - gRPC method name
+        outputs = json_format.MessageToDict(request.outputs)
+        with self._lock:
+            self._run.component_outputs[request.urn] = outputs
         if request.urn == self._run.stack_urn:
-            self._run.outputs = json_format.MessageToDict(request.outputs)
+            self._run.outputs = outputs
         return super().RegisterResourceOutputs(request)
+
+
+def _position(pos: Any) -> tuple[str, int] | None:
+    """A ``SourcePosition`` (``file://`` URI, 1-based line) as (path, line)."""
+    if not pos.uri.startswith("file://") or pos.line <= 0:
+        return None
+    return url2pathname(urlparse(pos.uri).path), int(pos.line)
 
 
 def run_program(

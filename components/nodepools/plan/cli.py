@@ -1,100 +1,203 @@
-"""``nodepools plan``: the offline plan of a stack, on any machine, without cloud credentials.
+"""``nodepools``: the offline plan of a stack (``nodepools plan``) and the policy pack folder
+(``nodepools pack new``).
 
-Usage::
-
-    nodepools plan [--stack aws-dev] [--json] [--project-dir DIR]
-                   [--workloads APP_DIR[:STACK] ...] [--report FILE.md]
-                   [--policy-pack DIR] [--policy-pack-config FILE] [--no-policy]
-
-Runs the stack's real program (``Pulumi.yaml`` ``main``) with its
-``Pulumi.<stack>.yaml`` config under Pulumi's mock engine and prints the
-resource tree with counts per type, the pools table, the layout verdict, the
-policy report and the placement matrix (when the pack and the analysis are
-installed), and what a mock run cannot know. ``--workloads`` runs app projects
-(their ``dev`` stack unless ``:STACK`` is given) beside the platform, so the
-pack and the placement matrix judge their workloads on this stack's pools;
-``--report`` writes the placement matrix and a Mermaid diagram as Markdown.
-
-The pack is ``--policy-pack DIR``, else the project's ``policy/``, else the
-pack shipped in this package; a pack folder with its own virtualenv
-(``PulumiPolicy.yaml`` ``runtime.options.virtualenv``) runs with that
-virtualenv's Python, as the Pulumi CLI runs it. Only ``--no-policy`` skips it.
-
-Exit status: 0 planned; 1 a mandatory policy is violated; 2 the config is
-invalid, the program failed, the pack could not run, or the project/stack
-cannot be found.
-
-``nodepools pack new DIR`` writes a ready pack folder (PulumiPolicy.yaml,
-__main__.py, requirements.txt pinned to this version) for another repository.
+Exit status: 0 planned; 1 a mandatory policy is violated; 2 anything else (bad
+arguments, config or project; the program failed; the pack could not run). Every
+failure is a message, never a traceback; the JSON report (``--json``, ``--json-file``)
+is written whatever the result (``report.schema.json``: ``schemaVersion``, ``status``
+ok | violations | invalid | failed, ``errors`` with config path, file and line).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import nodepools
 from nodepools.pack import PackExistsError, write_pack
-from nodepools.plan import verdicts
-from nodepools.plan.project import ProjectError, find_project, load_project
-from nodepools.plan.render import render
-from nodepools.plan.run import StackRun, run_stack, with_workloads
-from nodepools.plan.training import training_report
+from nodepools.plan.project import Project, ProjectError, find_project, load_project
+from nodepools.plan.terminal import Terminal
 
 EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
+# Error kinds: the input is wrong (invalid) or something could not run (failed).
+INVALID_KINDS = ("usage", "project", "config")
+
+PLAN_HELP = """\
+Run a Pulumi project's real program under Pulumi's mock engine, as `pulumi preview`
+would run it (working directory, sys.path, virtualenv and config as the Pulumi
+Python language host sets them), then judge what it registers with the CrossGuard
+policy pack and the placement analysis. No cloud account, no Pulumi CLI.
+
+Prints the resource tree, the pools of every nodepools component the program
+builds (exported or not), the layout verdict, where the throttling alerts are
+evaluated, the add-ons and the nodes they run on, the policy findings, where each
+workload can land, and what a mock run cannot know.
+
+The pack is --policy-pack DIR, else the project's policy/, else the pack shipped in
+this package; a pack folder with its own virtualenv runs with that virtualenv's
+Python, as the Pulumi CLI runs it. Relative paths are taken from the directory you
+run the command in.
+
+exit status: 0 planned; 1 a mandatory policy is violated; 2 bad arguments, config
+or project, the program failed, or the pack could not run. The JSON report is
+written on every exit (--json-file), for `python -m nodepools.plan.annotations`.
+
+examples:
+  nodepools plan --stack aws-dev
+  nodepools plan --project-dir infra --stack prod --json-file plan-out/prod.json
+  nodepools plan --stack aws-dev --workloads ../my-app:prod --report plan-out/aws-dev.md
+  nodepools plan --stack prod --policy-pack ../org-policies/nodepools
+  COLUMNS=80 nodepools plan --stack gcp-dev --no-color
+"""
+
+PACK_NEW_HELP = """\
+Write a ready CrossGuard pack folder (PulumiPolicy.yaml, __main__.py,
+requirements.txt pinned to this nodepools version), e.g. for a policy repository
+your pipelines share, and print the commands that create its virtualenv.
+
+examples:
+  nodepools pack new org-policies/nodepools
+  nodepools pack new policy --force
+"""
+
+
+class UsageError(Exception):
+    """Bad command-line arguments (argparse would exit; the report must be written first)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="nodepools", description="nodepools: node pools for EKS and GKE")
+    plain = argparse.RawDescriptionHelpFormatter
+    root = _Parser(prog="nodepools", description="nodepools: node pools and guardrails for EKS and GKE, "
+                   "checked offline", formatter_class=plain,
+                   epilog="examples:\n  nodepools plan --stack aws-dev\n  nodepools pack new org-policies/nodepools"
+                          "\n\n`nodepools COMMAND --help` says more.")
     root.add_argument("--version", action="version", version=f"nodepools {nodepools.__version__}")
-    sub = root.add_subparsers(dest="command", required=True)
-    pack = sub.add_parser("pack", help="the CrossGuard policy pack")
-    pack_sub = pack.add_subparsers(dest="pack_command", required=True)
-    new = pack_sub.add_parser("new", help="write a ready pack folder (PulumiPolicy.yaml, __main__.py, "
-                                          "requirements.txt pinned to this version)")
+    sub = root.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    pack = sub.add_parser("pack", help="the CrossGuard policy pack", description="The CrossGuard policy pack.")
+    pack_sub = pack.add_subparsers(dest="pack_command", required=True, parser_class=_Parser)
+    new = pack_sub.add_parser("new", help="write a ready pack folder", description=PACK_NEW_HELP,
+                              formatter_class=plain)
     new.add_argument("directory", type=Path, help="the pack folder to write (created if missing)")
     new.add_argument("--force", action="store_true", help="overwrite the pack files already there")
-    plan = sub.add_parser("plan", help="offline plan of a stack (no cloud, no Pulumi CLI)",
-                          description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    plan.add_argument("--stack", default="aws-dev", help="stack name: reads Pulumi.<stack>.yaml (default aws-dev)")
-    plan.add_argument("--json", action="store_true", help="print the plan as JSON for machines")
-    plan.add_argument("--project-dir", type=Path, default=None,
-                      help="directory of Pulumi.yaml (default: search from the working directory up)")
-    plan.add_argument("--policy-pack", type=Path, default=None,
-                      help="the CrossGuard pack to run (default: the project's policy/, else nodepools' own)")
-    plan.add_argument("--policy-pack-config", type=Path, default=None,
-                      help="JSON policy config, as for `pulumi preview --policy-pack-config`")
+    plan = sub.add_parser("plan", help="offline plan of a stack (no cloud, no Pulumi CLI)", description=PLAN_HELP,
+                          formatter_class=plain)
+    plan.add_argument("--stack", default="aws-dev", help="stack name: reads Pulumi.<stack>.yaml (default: aws-dev)")
+    plan.add_argument("--project-dir", type=Path, default=None, metavar="DIR",
+                      help="directory of Pulumi.yaml (default: searched from the working directory up)")
     plan.add_argument("--workloads", action="append", default=[], metavar="APP_DIR[:STACK]",
-                      help="an app project whose workloads to place on this stack's pools (repeatable)")
+                      help="an app project whose workloads to place on this stack's pools; its dev stack unless "
+                           ":STACK is given (repeatable)")
+    plan.add_argument("--policy-pack", type=Path, default=None, metavar="DIR",
+                      help="the CrossGuard pack to run (default: the project's policy/, else nodepools' own)")
+    plan.add_argument("--policy-pack-config", type=Path, default=None, metavar="FILE",
+                      help="JSON policy config, as for `pulumi preview --policy-pack-config`")
+    plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
+    plan.add_argument("--json", action="store_true", help="print the JSON report instead of text")
+    plan.add_argument("--json-file", type=Path, default=None, metavar="FILE",
+                      help="also write the JSON report to FILE, whatever the result")
     plan.add_argument("--report", type=Path, default=None, metavar="FILE.md",
                       help="write the placement matrix and a Mermaid diagram of pools and workloads as Markdown")
-    plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
-    plan.add_argument("--json-file", type=Path, default=None, metavar="FILE.json",
-                      help="also write the plan as JSON to FILE (whatever the result); "
-                           "`python -m nodepools.plan.annotations FILE` turns it into GitHub annotations")
+    plan.add_argument("--no-color", action="store_true",
+                      help="no colour (also: NO_COLOR set; never on a pipe, in JSON or in files)")
     return root
 
 
+def _absolute(path: Path | None) -> Path | None:
+    """Paths given on the command line are relative to where the command runs (made absolute
+    lexically: a symlinked folder keeps the name the user gave)."""
+    return None if path is None else Path(os.path.abspath(path))
+
+
+def _json_file_in(argv: list[str]) -> Path | None:
+    """``--json-file`` read without the parser: even bad arguments leave their report."""
+    for i, arg in enumerate(argv):
+        if arg == "--json-file" and i + 1 < len(argv):
+            return _absolute(Path(argv[i + 1]))
+        if arg.startswith("--json-file="):
+            return _absolute(Path(arg.split("=", 1)[1]))
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser().parse_args(argv)
+    except UsageError as err:
+        if argv[:1] != ["plan"]:
+            print(err, file=sys.stderr)
+            return EXIT_ERROR
+        return _emit(_empty(None, "?", [_error("usage", str(err))]), json_out=False, json_file=_json_file_in(argv),
+                     terminal=None)
     if args.command == "pack":
         return _pack_new(args.directory, args.force)
+    terminal = Terminal.for_stdout(no_color=args.no_color)
+    for name in ("project_dir", "policy_pack", "policy_pack_config", "json_file", "report"):
+        setattr(args, name, _absolute(getattr(args, name)))
+    try:
+        plan = _plan(args)
+    except ProjectError as err:
+        plan = _empty(_project_or_none(args), args.stack, [_error("project", str(err), err.file, err.line)])
+    except Exception as err:  # noqa: BLE001 - every failure is a message and exit 2, never a traceback
+        plan = _empty(_project_or_none(args), args.stack, [_error("internal", f"{type(err).__name__}: {err}")])
+    return _emit(plan, json_out=args.json, json_file=args.json_file, terminal=terminal)
+
+
+def _project_or_none(args: argparse.Namespace) -> Project | None:
+    try:
+        return load_project(args.project_dir) if args.project_dir else find_project()
+    except ProjectError:
+        return None
+
+
+def _error(kind: str, message: str, file: Path | str | None = None, line: int | None = None,
+           config_path: str | None = None) -> dict[str, Any]:
+    return {"kind": kind, "message": message, "config_path": config_path,
+            "file": str(file) if file is not None else None, "line": line}
+
+
+def _empty(project: Project | None, stack: str, errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report of a plan that stopped before the program ran."""
+    return {"project": project.name if project else None, "stack": stack, "program": None,
+            "engine": "pulumi mock engine (preview)", "python": None,
+            "error": {"kind": errors[0]["kind"], "lines": [e["message"] for e in errors]}, "errors": errors,
+            "resources": [], "counts": {}, "pools": [], "layout": None, "cluster": None, "alerts": None,
+            "addons": [], "notes": [], "policy": None, "placement": None, "outputs": {},
+            "workload_projects": [], "project_dir": str(project.root) if project else None}
+
+
+def _plan(args: argparse.Namespace) -> dict[str, Any]:
     # Here, not at the top: the stack config schema imports the components (pulumi-kubernetes),
     # which a core install (a pack's venv) lacks; `pack new` and `--version` work without them.
+    from nodepools.plan import verdicts
+    from nodepools.plan.findings import locate
     from nodepools.plan.report import build_report
-    try:
-        project = load_project(args.project_dir) if args.project_dir else find_project()
-        stack_run = run_stack(project, args.stack)
-        apps = [_run_app(spec) for spec in args.workloads]
-    except ProjectError as err:
-        print(f"nodepools plan: {err}", file=sys.stderr)
-        return EXIT_ERROR
+    from nodepools.plan.run import run_stack, with_workloads
+    from nodepools.plan.training import training_report
+
+    project = load_project(args.project_dir) if args.project_dir else find_project()
+    stack_run = run_stack(project, args.stack)
+    apps = []
+    for spec in args.workloads:
+        directory, _, stack = spec.partition(":")
+        apps.append(run_stack(load_project(Path(os.path.abspath(directory))), stack or "dev"))
     plan = build_report(stack_run)
+    plan["project_dir"] = str(project.root)
     plan["workload_projects"] = [f"{a.project.root}:{a.stack}" for a in apps]
     failed = next((a for a in apps if a.error is not None), None)
-    if plan["error"] is None and failed is not None:
-        plan["error"] = {"kind": "program", "lines": [f"{failed.project.root} (stack {failed.stack}): {failed.error}"]}
+    if plan["error"] is None and failed is not None and failed.error is not None:
+        where = f"{failed.project.root} (stack {failed.stack})"
+        plan["errors"] = [_error(failed.error.kind, f"{where}: {line}", loc.get("file"), loc.get("line"),
+                                 loc.get("config_path"))
+                          for line, loc in zip(failed.error.lines, failed.error.locations)]
+        plan["error"] = {"kind": "program", "lines": [e["message"] for e in plan["errors"]]}
     judged = with_workloads(stack_run, apps)
     if plan["error"] is None:
         plan["training"] = training_report(judged)
@@ -103,7 +206,13 @@ def main(argv: list[str] | None = None) -> int:
             config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
             plan["policy"] = verdicts.policy_report(judged, args.policy_pack, config)
         except (OSError, ValueError, verdicts.PackError) as err:
-            plan["error"] = {"kind": "policy", "lines": [f"the policy pack could not run: {err}"]}
+            message = f"the policy pack could not run: {err}"
+            plan["error"] = {"kind": "policy", "lines": [message]}
+            plan["errors"] = [_error("policy", message, args.policy_pack)]
+        else:
+            registrations = judged.run.by_urn()
+            locate([*plan["policy"]["violations"], *plan["policy"]["undecided"]], registrations, project,
+                   args.stack, {a.project.name: a.project for a in apps if a.project.name != project.name})
         plan["placement"] = verdicts.placement_matrix(judged)
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
@@ -111,36 +220,69 @@ def main(argv: list[str] | None = None) -> int:
             plan["notes"].append(f"Placement report (matrix and Mermaid diagram) written to {args.report}.")
     if args.no_policy:
         plan["notes"].append("Policies were not checked and placement was not analysed: --no-policy.")
-    code = EXIT_ERROR if plan["error"] else EXIT_POLICY if verdicts.mandatory_violations(plan["policy"]) else EXIT_OK
-    plan["result"] = {EXIT_OK: "ok", EXIT_POLICY: "mandatory policy violated", EXIT_ERROR: "error"}[code]
-    plan["exit_code"] = code
-    plan["project_dir"] = str(project.root)
-    if args.json:
-        print(json.dumps(plan, indent=2, sort_keys=False, default=str))
+    return plan
+
+
+def status_of(plan: dict[str, Any]) -> tuple[str, int]:
+    kinds = [e["kind"] for e in plan.get("errors") or []]
+    if kinds:
+        return ("invalid" if all(k in INVALID_KINDS for k in kinds) else "failed"), EXIT_ERROR
+    policy = plan.get("policy") or {}
+    if any(v.get("enforcement") == "mandatory" for v in policy.get("violations", [])):
+        return "violations", EXIT_POLICY
+    return "ok", EXIT_OK
+
+
+RESULTS = {"ok": "ok", "violations": "mandatory policy violated", "invalid": "error", "failed": "error"}
+
+
+def report_document(plan: dict[str, Any]) -> dict[str, Any]:
+    """The JSON report of ``plan`` (``report.schema.json``): schemaVersion, status and exit code first."""
+    from nodepools.plan.report import SCHEMA_VERSION
+    status, code = status_of(plan)
+    return {"schemaVersion": SCHEMA_VERSION, "status": status, "exit_code": code, "result": RESULTS[status],
+            **{k: v for k, v in plan.items() if k not in ("schemaVersion", "status", "exit_code", "result")}}
+
+
+def _emit(plan: dict[str, Any], *, json_out: bool, json_file: Path | None, terminal: Terminal | None) -> int:
+    document = report_document(plan)
+    code = document["exit_code"]
+    text = json.dumps(document, indent=2, sort_keys=False, default=str)
+    if json_file is not None:
+        try:
+            json_file.parent.mkdir(parents=True, exist_ok=True)
+            json_file.write_text(text + "\n")
+        except OSError as err:
+            print(f"nodepools plan: cannot write --json-file {json_file}: {err.strerror or err}", file=sys.stderr)
+            code = EXIT_ERROR
+    if json_out:
+        print(text)
+    elif terminal is not None:
+        from nodepools.plan.render import render
+        terminal.print(render(document, width=terminal.width))
     else:
-        print(render(plan))
-    if args.json_file:
-        args.json_file.parent.mkdir(parents=True, exist_ok=True)
-        args.json_file.write_text(json.dumps(plan, indent=2, sort_keys=False, default=str))
+        for error in plan.get("errors") or []:
+            print(f"{error['message']}" if error["kind"] == "usage" else f"nodepools plan: {error['message']}",
+                  file=sys.stderr)
+    if terminal is not None and not json_out and plan.get("errors") and plan.get("program") is None:
+        for error in plan["errors"]:
+            print(f"nodepools plan: {error['message']}", file=sys.stderr)
     return code
 
 
 def _pack_new(directory: Path, force: bool) -> int:
+    from nodepools.plan.install_hint import pack_install_commands
     try:
         written = write_pack(directory, force=force)
     except (PackExistsError, OSError) as err:
         print(f"nodepools pack new: {err}", file=sys.stderr)
         return EXIT_ERROR
+    commands = pack_install_commands(directory)
     print(f"Wrote the nodepools {nodepools.__version__} policy pack to {directory}: "
           f"{', '.join(p.name for p in written)}.\n"
           f"Create its virtualenv before `pulumi preview --policy-pack {directory}`:\n"
-          f"  python -m venv {directory}/venv && {directory}/venv/bin/pip install -r {directory}/requirements.txt")
+          + "\n".join(f"  {c}" for c in commands))
     return EXIT_OK
-
-
-def _run_app(spec: str) -> StackRun:
-    directory, _, stack = spec.partition(":")
-    return run_stack(load_project(Path(directory)), stack or "dev")
 
 
 if __name__ == "__main__":

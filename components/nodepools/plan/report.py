@@ -1,9 +1,11 @@
 """The offline plan as data: resource tree, counts, pools table, layout verdict, honest notes.
 
 Everything comes from the recorded run of the real program: resources from its
-registrations, the pools table and the layout verdict from its stack outputs.
+registrations, the pools table, layout verdict, alert delivery and add-ons from the
+nodepools components it registered (``nodepools.plan.pools``), exported or not.
 Values only a cloud can compute are unknown during a preview; they are shown as
-``<unknown>`` and counted in the notes, never invented.
+``<unknown>`` and counted in the notes, never invented. The document's shape is
+``nodepools/plan/report.schema.json`` (``SCHEMA_VERSION``).
 """
 from __future__ import annotations
 
@@ -13,11 +15,11 @@ from typing import Any
 from pulumi.output import Unknown
 from pulumi.runtime.rpc import UNKNOWN as WIRE_UNKNOWN
 
-from nodepools.config.stack_config import StackConfigError
+from nodepools.plan import pools as registered
 from nodepools.plan.run import StackRun
-from nodepools.vocabulary import PoolClass
 
 SHOWN_UNKNOWN = "<unknown>"
+SCHEMA_VERSION = 1
 PROVIDER_PREFIX = "pulumi:providers:"
 
 
@@ -62,27 +64,6 @@ def resources(sr: StackRun) -> list[dict[str, Any]]:
     return rows
 
 
-def pools_table(pools: Any) -> list[dict[str, Any]]:
-    """One row per exported pool: class, provisioner, capacity, min/max (no minimum for a
-    Karpenter pool), instance types, GPUs, taints."""
-    if not isinstance(pools, dict):
-        return []
-    rows = []
-    order = {c.value: i for i, c in enumerate(PoolClass)}
-    for name, pool in sorted(pools.items(), key=lambda item: (order.get(item[1].get("poolClass"), 9), item[0])):
-        gpu = pool.get("gpu") or None
-        rows.append({
-            "name": name, "class": pool.get("poolClass"), "provisioner": pool.get("provisioner"),
-            "capacity": pool.get("capacity"),
-            "min_nodes": pool.get("minNodes"), "max_nodes": pool.get("maxNodes"),
-            "instance_types": list(pool.get("instanceTypes") or []),
-            "gpus_per_node": gpu.get("countPerNode") if gpu else 0,
-            "gpu_model": gpu.get("model") if gpu else None,
-            "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in pool.get("nodeTaints") or []],
-        })
-    return rows
-
-
 def notes(sr: StackRun, rows: list[dict[str, Any]]) -> list[str]:
     """What this mock run cannot know, stated plainly."""
     out = [
@@ -104,13 +85,6 @@ def notes(sr: StackRun, rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def error_lines(error: BaseException) -> tuple[str, list[str]]:
-    if isinstance(error, StackConfigError):
-        return "config", list(error.lines)
-    return "program", [f"{type(error).__name__}: {line}" if i == 0 else line
-                       for i, line in enumerate(str(error).splitlines() or [""])]
-
-
 def _relative(sr: StackRun) -> str:
     program = sr.program.resolve()
     return str(program.relative_to(sr.project.root)) if program.is_relative_to(sr.project.root) else str(program)
@@ -119,24 +93,29 @@ def _relative(sr: StackRun) -> str:
 def build_report(sr: StackRun) -> dict[str, Any]:
     rows = resources(sr)
     outputs = clean(sr.run.outputs)
+    pools = registered.registered_pools(sr.run)
     plan: dict[str, Any] = {
         "project": sr.project.name, "stack": sr.stack,
         "program": _relative(sr),
         "engine": "pulumi mock engine (preview)",
+        "python": sr.python,
         "error": None,
+        "errors": [],
         "resources": rows,
         "counts": dict(sorted(Counter(r["type"] for r in rows).items())),
-        "pools": pools_table(outputs.get("pools")),
-        "layout": outputs.get("layout"),
+        "pools": pools,
+        "layout": registered.layout(sr.run, pools),
         "cluster": outputs.get("cluster"),
-        # Where the throttling alerts are evaluated (the program's ``alerts`` output).
-        "alerts": outputs.get("alerts"),
+        # Where the throttling alerts are evaluated.
+        "alerts": registered.alerts(sr.run),
+        "addons": clean(registered.addons(sr.run)),
         "notes": notes(sr, rows),
         "policy": None,
         "placement": None,
         "outputs": outputs,
     }
     if sr.error is not None:
-        kind, lines = error_lines(sr.error)
-        plan["error"] = {"kind": kind, "lines": lines}
+        plan["error"] = {"kind": sr.error.kind, "lines": list(sr.error.lines)}
+        plan["errors"] = [{"kind": sr.error.kind, "message": line, **where}
+                          for line, where in zip(sr.error.lines, sr.error.locations)]
     return plan

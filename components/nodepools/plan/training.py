@@ -1,4 +1,4 @@
-"""The plan's view of distributed training (docs/design.md section 9), read from the recorded run.
+"""The plan's view of distributed training (docs/design.md section 9.3), read from the recorded run.
 
 Per gpu-training pool: how its nodes are placed, the Kueue Topology its flavor points at (its
 levels) and whether its gangs are provisioned atomically (and who serves the

@@ -105,7 +105,18 @@ def placement_matrix(stack_run: StackRun) -> dict[str, Any]:
     return {"pools": [p.name for p in report.pools], "workloads": summaries, "verdicts": verdicts,
             "flagged": [s["workload"] for s, raw in zip(summaries, report.summaries) if raw.flagged],
             "text": text + ([""] + gpu_text if gpu_text else []), "markdown": markdown(report),
-            "gpu_fit": gpu_fit_rows(report)}
+            "gpu_fit": gpu_fit_rows(report), "gpu_text": gpu_text,
+            "table": _cells(matrix(report)) if summaries else None}
+
+
+def _cells(text: str) -> dict[str, Any]:
+    """The matrix's header, rows and the lines after it (legend, reasons), cell by cell,
+    for a renderer that fits them to a terminal's width."""
+    lines = text.rstrip("\n").split("\n")
+    end = lines.index("") if "" in lines else len(lines)
+    table = [line.split(" | ") for i, line in enumerate(lines[:end]) if i != 1]
+    return {"header": [c.strip() for c in table[0]], "rows": [[c.strip() for c in row] for row in table[1:]],
+            "after": lines[end:]}
 
 
 def mandatory_violations(policy: dict[str, Any] | None) -> int:

@@ -6,8 +6,9 @@ pulumi_policy's callback shapes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal
+import functools
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Iterator, Literal
 
 from pulumi_policy import EnforcementLevel, Severity
 
@@ -81,6 +82,37 @@ class Finding:
         if self.cannot_judge:
             return f"{self.subject}: cannot judge {self.field} during preview: {self.problem}"
         return f"{self.subject}: {self.field}: {self.problem}. Fix: {self.fix}"
+
+
+def merged(findings: list[Finding]) -> Finding:
+    """Several violations of one policy on one resource as one finding (docs/design.md
+    section 8): every offending element with its path, each distinct fix once."""
+    if len(findings) == 1:
+        return findings[0]
+    first = findings[0]
+    fields = list(dict.fromkeys(f.field for f in findings))
+    problems = list(dict.fromkeys(f.problem for f in findings))
+    fixes = list(dict.fromkeys(f.fix for f in findings if f.fix))
+    if len(problems) == 1:
+        return replace(first, field=", ".join(fields), fix="; ".join(fixes))
+    parts = list(dict.fromkeys(f"{f.field}: {f.problem}" for f in findings))
+    return replace(first, field=f"{len(parts)} problems", problem="; ".join(parts), fix="; ".join(fixes))
+
+
+def one_per_resource(check: Callable[..., Iterable[Finding]]) -> Callable[..., Iterator[Finding]]:
+    """A rule reports each resource at most once: its violations on one resource are merged
+    (``merged``); verdicts preview cannot reach pass through (the pack lists them together)."""
+    @functools.wraps(check)
+    def wrapper(*args: Any) -> Iterator[Finding]:
+        violations: dict[str, list[Finding]] = {}
+        for finding in check(*args):
+            if finding.cannot_judge:
+                yield finding
+            else:
+                violations.setdefault(finding.urn, []).append(finding)
+        for group in violations.values():
+            yield merged(group)
+    return wrapper
 
 
 def unknown(urn: str, subject: str, field_path: str, namespace: Any = None, why: str = "") -> Finding:

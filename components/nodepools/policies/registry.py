@@ -126,7 +126,7 @@ POLICIES: tuple[PolicySpec, ...] = (
        "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
        "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit, ("nodeLabelSources",),
        topic="placement"),
-    # docs/design.md section 9: training that lands together and close.
+    # docs/design.md section 9.3: training that lands together and close.
     _p("training-topology", "A multi-pod GPU training workload admitted through a flavor with a Kueue Topology "
        "requests a topology on each GPU pod template (kueue.x-k8s.io/podset-required-topology or "
        "podset-preferred-topology), at a level that Topology has. Fix: annotate the pod templates "

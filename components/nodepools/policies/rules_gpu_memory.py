@@ -8,7 +8,7 @@ from typing import Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.values import is_unknown
 from nodepools.placement.gpu_fit import OVERSIZE_FACTOR, OVERSIZED, TOO_SMALL, gpu_fits
-from nodepools.policies.base import Finding, unknown
+from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView
@@ -16,6 +16,7 @@ from nodepools.policies.stack_view import StackView
 _KEY = v.ANNOTATION_MODEL_MEMORY_GIB
 
 
+@one_per_resource
 def check_gpu_memory_fit(stack: StackView, settings: Settings) -> Iterator[Finding]:
     refs = {ref.workload.urn: ref for ref in stack.workloads}
     for fit in gpu_fits(stack.report):

@@ -14,7 +14,7 @@ from typing import Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import read_pool
 from nodepools.inventory.values import as_dict, dig, is_unknown
-from nodepools.policies.base import Finding, Res, subject_of, unknown
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject
 from nodepools.policies.rules_placement import definite, maybe, pool_names, verdicts_by_workload
 from nodepools.policies.settings import Settings
@@ -26,6 +26,7 @@ UNDERUTILIZED = "WhenEmptyOrUnderutilized"
 DEFAULT_POLICY = UNDERUTILIZED
 
 
+@one_per_resource
 def check_pool_spend_cap(res: Res, settings: Settings) -> Iterator[Finding]:
     if res.type != v.TYPE_KARPENTER_NODE_POOL:
         return
@@ -65,6 +66,7 @@ def _do_not_disrupt(annotations: object) -> object:
     return value if is_unknown(value) else value == "true"
 
 
+@one_per_resource
 def check_training_disruption(stack: StackView, settings: Settings) -> Iterator[Finding]:
     consolidating = {r.urn: _consolidates_running_nodes(r) for r in stack.of_type(v.TYPE_KARPENTER_NODE_POOL)}
     verdicts = verdicts_by_workload(stack)

@@ -6,7 +6,7 @@ from typing import Any, Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
-from nodepools.policies.base import Finding, Res, subject_of, unknown
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.podpaths import subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import NamespaceRef, StackView
@@ -19,6 +19,7 @@ def _ns_subject(ref: NamespaceRef) -> str:
     return subject_of(v.TYPE_NAMESPACE, ref.res.name)
 
 
+@one_per_resource
 def check_namespace_quota(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every namespace of the stack has a ResourceQuota; a batch namespace's quota
     claims at most ``batchQuotaShare`` of the resident and batch pools' cpu/memory."""
@@ -91,6 +92,7 @@ def _scopes(spec: dict) -> set[str]:
     return {s for s in [*as_list(spec.get("scopes")), *selector] if isinstance(s, str)}
 
 
+@one_per_resource
 def check_gpu_quota(res: Res, settings: Settings) -> Iterator[Finding]:
     """A ResourceQuota caps requests.nvidia.com/gpu (limits.nvidia.com/gpu is never enforced)."""
     if res.type != v.TYPE_RESOURCE_QUOTA:
@@ -115,6 +117,7 @@ def check_gpu_quota(res: Res, settings: Settings) -> Iterator[Finding]:
                       f"add {v.QUOTA_GPU_REQUESTS}: \"0\" (or the namespace's GPU share) to spec.hard", namespace)
 
 
+@one_per_resource
 def check_batch_limitrange(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """batch and gpu-training namespaces have a LimitRange defaulting container requests."""
     for key, ref in stack.namespaces.items():
@@ -154,6 +157,7 @@ def _priority_ok(stack: StackView, res: Res, name: Any) -> Any:
     return UNKNOWN if is_unknown(name) or UNKNOWN in known else False
 
 
+@one_per_resource
 def check_priority_class_assigned(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every workload names a PriorityClass of the stack or a system-* class (in a stack
     defining no PriorityClass, one of the contract's nodepools-* classes)."""

@@ -16,7 +16,7 @@ from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.placement import Fit
 from nodepools.inventory.tri import Tri
 from nodepools.policies import cron
-from nodepools.policies.base import Finding, unknown
+from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import spec_path, subject
 from nodepools.policies.rules_placement import definite, pool_names, verdicts_by_workload
 from nodepools.policies.settings import Settings
@@ -55,6 +55,7 @@ def _off_peak(ref: WorkloadRef, settings: Settings) -> tuple[Any, str]:
                    f"the off-peak window {window.start}-{window.end} {window.time_zone}")
 
 
+@one_per_resource
 def check_shared_pool_off_peak(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A batch workload reaches the resident pool only as a CronJob firing inside the off-peak window."""
     verdicts = verdicts_by_workload(stack)

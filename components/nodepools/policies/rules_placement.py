@@ -21,7 +21,7 @@ from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import effective_tolerations, untolerated
 from nodepools.inventory.tri import Tri, and3, or3
-from nodepools.policies.base import Finding, unknown
+from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, TEMPLATE_LISTS, spec_path, subject
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack_view import StackView, WorkloadRef
@@ -83,6 +83,7 @@ def _pod_problems(ref: WorkloadRef) -> tuple[list[Finding], bool]:
     return found, undecided
 
 
+@one_per_resource
 def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every workload is a valid pod (template) that fits some pool of its cluster
     (taints, selectors, affinity, size)."""
@@ -112,6 +113,7 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
                           ref.namespace, "whether some pool fits it: " + undecided_values(mine))
 
 
+@one_per_resource
 def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A workload requesting no GPU cannot land on a GPU pool (node agents excepted)."""
     verdicts = verdicts_by_workload(stack)
@@ -134,6 +136,7 @@ def check_gpu_nodes_gpu_only(stack: StackView, settings: Settings) -> Iterator[F
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace, why)
 
 
+@one_per_resource
 def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A resident or gpu-inference workload cannot land on a spot pool."""
     verdicts = verdicts_by_workload(stack)
@@ -175,6 +178,7 @@ def _spot_reach(ref: WorkloadRef, verdicts: list[Verdict]) -> Tri:
     return UNKNOWN if any(x.pool.spot is not False and x.fit is not Fit.NO for x in verdicts) else False
 
 
+@one_per_resource
 def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A workload that can run on spot declares nodepools.io/checkpoint-interval <= spotCheckpointMax."""
     verdicts = verdicts_by_workload(stack)
@@ -211,6 +215,7 @@ def admits(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = ()) -> T
                  affinity_matches(required_node_terms(spec), labels)[0]))
 
 
+@one_per_resource
 def check_gpu_model_selected(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A GPU workload's tolerations and selectors admit GPU pools of one accelerator model only."""
     verdicts = verdicts_by_workload(stack)

@@ -8,7 +8,7 @@ from nodepools.inventory import gpu_offer
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
 from nodepools.inventory.tri import and3, or3
-from nodepools.policies.base import Finding, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
 from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import PoolRef, StackView
@@ -62,6 +62,7 @@ def _shown(want: Any) -> str:
     return want if isinstance(want, str) else f"{want:g}"
 
 
+@one_per_resource
 def check_autoscaler_hints(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """An EKS pool with min 0 has ASG node-template tags for its taints (CamelCase
     effect), class label and GPU count."""
@@ -94,6 +95,7 @@ def check_autoscaler_hints(stack: StackView, settings: Settings) -> Iterator[Fin
             yield unknown(ref.res.urn, _subject(ref), "node-template tags")
 
 
+@one_per_resource
 def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """EKS GPU pools are reached by a NVIDIA device plugin that stays off non-GPU pools;
     GKE GPU pools install GKE's driver."""
@@ -220,6 +222,7 @@ def _alert_texts(stack: StackView) -> tuple[list[str], bool]:
     return texts, unsure
 
 
+@one_per_resource
 def check_throttling_monitoring(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A stack with batch and resident pools alerts on container CPU throttling and node CPU steal."""
     classes = {ref.view.pool_class for ref in stack.pools}

@@ -13,7 +13,7 @@ from typing import Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import as_dict, is_unknown
-from nodepools.policies.base import Finding, Res, subject_of, unknown
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import PoolRef, StackView
 
@@ -48,6 +48,7 @@ def _min_field(res: Res) -> str:
     return "autoscaling.totalMinNodeCount" if autoscaling else "nodeCount"
 
 
+@one_per_resource
 def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every pool carries a hard taint, except at most one untainted resident/default pool per cluster:
     the one labelled resident when there is one, never a GPU pool (docs/design.md section 6)."""
@@ -92,6 +93,7 @@ def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]
             yield unknown(ref.res.urn, _subject(ref.view), _TAINTS_FIELD[ref.view.type])
 
 
+@one_per_resource
 def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
     """A GPU pool carries nvidia.com/gpu with effect NoSchedule (the effect the
     ExtendedResourceToleration admission tolerates: NoExecute would evict GPU pods)."""
@@ -112,6 +114,7 @@ def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
         yield unknown(res.urn, _subject(pool), "instanceTypes", why="whether the pool has GPUs is unknown")
 
 
+@one_per_resource
 def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]:
     """resident and gpu-inference pools run on on-demand capacity."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
@@ -130,6 +133,7 @@ def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]
                       "at short notice", fix)
 
 
+@one_per_resource
 def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
     """batch/gpu-training pools have min 0; resident/gpu-inference pools keep min >= 1."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
@@ -154,6 +158,7 @@ def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
                       f"set {field} to at least 1")
 
 
+@one_per_resource
 def check_cluster_version(res: Res, settings: Settings) -> Iterator[Finding]:
     """EKS/GKE clusters run at least the configured minimum minor version."""
     field = _VERSION_FIELD.get(res.type)

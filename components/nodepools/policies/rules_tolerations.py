@@ -21,7 +21,7 @@ from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, tolerates
 from nodepools.inventory.tri import Tri, and3, not3, or3
-from nodepools.policies.base import Finding, Res, subject_of, unknown
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, approved_node_agent, spec_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
@@ -38,6 +38,7 @@ def _tolerations(spec: Any) -> Any:
     return UNKNOWN if is_unknown(raw) else [as_dict(t) for t in raw]
 
 
+@one_per_resource
 def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Finding]:
     """No toleration with an empty key and Exists, nor Exists on nodepools.io/pool-class."""
     workload = read_workload(res.type, res.props, res.urn, res.name)
@@ -123,13 +124,16 @@ def _approved(stack: StackView, ref: WorkloadRef, taint: dict, settings: Setting
     return UNKNOWN if ref.pool_class is not None and taint_text(taint) in _unclassed_taints(stack) else False
 
 
+@one_per_resource
 def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """A workload tolerates only its own class's pool taints, or taints its namespace is approved for."""
+    """A workload tolerates only its own class's pool taints, or taints its namespace is approved for.
+    One finding per workload lists every unapproved taint, by template (docs/design.md section 8)."""
     candidates = _candidate_taints(stack)
     for ref in stack.workloads:
         agent = approved_node_agent(ref.workload.kind, ref.namespace, settings.node_agent_namespaces)
         if agent is True:
             continue
+        unapproved: dict[str, list[dict]] = {}
         for template, path in templates(ref):
             tols = _tolerations(template.spec)
             if is_unknown(tols):
@@ -144,13 +148,30 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
                     yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                                   f"whether tolerating {taint_text(taint)} is approved")
                     continue
-                own = ref.pool_class.value if ref.pool_class else "unresolved"
-                yield Finding(ref.res.urn, subject(ref), field,
-                              f"tolerates {taint_text(taint)}, which is not a taint of its own class ({own}) "
-                              f"and namespace '{ref.namespace}' is not approved for it",
-                              f"remove that toleration, or add '{ref.namespace}' to tolerationApprovals"
-                              f"['{taint['key']}={taint['value']}']" + _agent_also(ref.workload.kind)
-                              + " in the pack config", ref.namespace)
+                unapproved.setdefault(field, []).append(taint)
+        if unapproved:
+            yield _approval_finding(ref, unapproved)
+
+
+def _approval_finding(ref: WorkloadRef, unapproved: dict[str, list[dict]]) -> Finding:
+    own = ref.pool_class.value if ref.pool_class else "unresolved"
+    taints = list({taint_text(t): t for ts in unapproved.values() for t in ts}.values())
+    fix_tail = _agent_also(ref.workload.kind) + " in the pack config"
+    if len(unapproved) == 1 and len(taints) == 1:
+        [(field, [taint])] = unapproved.items()
+        return Finding(ref.res.urn, subject(ref), field,
+                       f"tolerates {taint_text(taint)}, which is not a taint of its own class ({own}) and namespace "
+                       f"'{ref.namespace}' is not approved for it",
+                       f"remove that toleration, or add '{ref.namespace}' to tolerationApprovals"
+                       f"['{taint['key']}={taint['value']}']" + fix_tail, ref.namespace)
+    listed = "; ".join(f"{field}: {', '.join(taint_text(t) for t in ts)}" for field, ts in unapproved.items()) \
+        if len(unapproved) > 1 else ", ".join(taint_text(t) for t in taints)
+    keys = ", ".join(f"['{t['key']}={t['value']}']" for t in taints)
+    return Finding(ref.res.urn, subject(ref), ", ".join(unapproved),
+                   f"tolerates {len(taints)} taints that are not of its own class ({own}) and that namespace "
+                   f"'{ref.namespace}' is not approved for ({listed})",
+                   f"remove those tolerations, or add '{ref.namespace}' to tolerationApprovals{keys}" + fix_tail,
+                   ref.namespace)
 
 
 def _gpu_requirement(requirement: dict) -> bool:
@@ -189,6 +210,7 @@ def _selects_gpu_pools(stack: StackView, spec: dict) -> bool:
     return bool(matched) and all(a is True and gpu is True for a, gpu in matched)
 
 
+@one_per_resource
 def check_gpu_toleration_needs_gpu(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Tolerating nvidia.com/gpu or a GPU class's taint, or selecting GPU nodes, requires a GPU request."""
     gpu_taints = [v.gpu_taint()] + [v.class_taint(c) for c in GPU_CLASSES]

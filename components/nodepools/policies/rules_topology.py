@@ -1,5 +1,5 @@
 """``training-topology``: a multi-pod GPU training workload that Kueue admits through a flavor
-with a Topology asks for proximity, at a level that Topology has (docs/design.md section 9).
+with a Topology asks for proximity, at a level that Topology has (docs/design.md section 9.3).
 
 The flavors are those of the ClusterQueue that serves the workload's LocalQueue
 (``kueue.x-k8s.io/queue-name``); a workload without a queue is ``gang-scheduling``'s

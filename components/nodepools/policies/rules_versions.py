@@ -8,7 +8,7 @@ from typing import Any, Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.gangs import is_native_scheduling_type
 from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
-from nodepools.policies.base import Finding, Res, subject_of
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of
 from nodepools.policies.rules_pools import _MINOR, _VERSION_FIELD
 from nodepools.policies.rules_pools import check_cluster_version as check_cluster_version_minimum
 from nodepools.policies.settings import Settings
@@ -45,6 +45,7 @@ def _clusters(stack: StackView) -> dict[str, tuple[Res, str]]:
     return out
 
 
+@one_per_resource
 def check_cluster_version(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Clusters at least at minClusterVersion, and new enough for each feature in use."""
     for res in stack.clusters:

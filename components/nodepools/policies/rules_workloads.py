@@ -16,7 +16,7 @@ from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
 from nodepools.inventory.tri import Tri, and3, or3
-from nodepools.policies.base import Finding, unknown
+from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
@@ -41,6 +41,7 @@ def _report(ref: WorkloadRef, member: Tri, field: str, problem: str, fix: str) -
     return unknown(ref.res.urn, subject(ref), field, ref.namespace, "the workload's class is unknown")
 
 
+@one_per_resource
 def check_workload_class_declared(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Every workload's class resolves from its pod template, its own labels or its namespace."""
     for ref in stack.workloads:
@@ -88,6 +89,7 @@ def _qos_blocks(spec: Any, path: str) -> Any:
     return [(f"{path}.{key}[{i}].resources", c.get("resources")) for key, entries in lists.items() for i, c in entries]
 
 
+@one_per_resource
 def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """resident and gpu-inference pods are Guaranteed: every container sets cpu and memory limits equal to requests."""
     for ref in stack.workloads:
@@ -119,6 +121,7 @@ def gang_member(ref: WorkloadRef) -> Tri:
     return and3((member, or3(requests_gpu(t.spec) for t in workload.templates)))
 
 
+@one_per_resource
 def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A multi-pod workload that requests a GPU uses Kueue, coscheduling or the native scheduling
     group (docs/design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
@@ -169,6 +172,7 @@ def _probe_numbers(probe: dict) -> Any:
                  for x, d in zip(values, PROBE_DEFAULTS))
 
 
+@one_per_resource
 def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """gpu-inference containers have a readinessProbe and a start-up budget no shorter than the model load time."""
     for ref in stack.workloads:
@@ -208,6 +212,7 @@ def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Fi
                                   f"add a startupProbe with failureThreshold >= {need} at periodSeconds {period:g}")
 
 
+@one_per_resource
 def check_topology_spread(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A resident workload with more than one replica spreads them
     (topologySpreadConstraints or a required pod anti-affinity)."""

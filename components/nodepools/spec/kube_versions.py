@@ -21,7 +21,7 @@ default (managed control planes never enable alpha gates). Read by the
   ``spec.workloadRef``, beta v1.37; keps/sig-scheduling/5832-decouple-podgroup-api, alpha
   v1.36). The one exception to "usable": at 1.36 it is alpha behind the ``GenericWorkload``
   gate, which EKS and GKE standard clusters do not turn on; that is a note in the plan, not
-  a verdict (docs/design.md section 9).
+  a verdict (docs/design.md section 9.3).
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ class PlacementStrategy(str, Enum):
 class NetworkTopology(str, Enum):
     """Whether a gpu-training pool's flavor points at its cloud's Kueue ``Topology``:
     ``auto`` (the default for gpu-training) where the cloud labels every node of the
-    pool with its network position, ``off`` never (docs/design.md section 9)."""
+    pool with its network position, ``off`` never (docs/design.md section 9.3)."""
 
     AUTO = "auto"
     OFF = "off"
