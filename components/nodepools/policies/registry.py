@@ -16,6 +16,7 @@ from nodepools.policies import rules_placement as place
 from nodepools.policies import rules_platform as plat
 from nodepools.policies import rules_pools as pools
 from nodepools.policies import rules_tolerations as tol
+from nodepools.policies import rules_topology as topo
 from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
 from nodepools.policies.base import PolicySpec
@@ -125,6 +126,12 @@ POLICIES: tuple[PolicySpec, ...] = (
        "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
        "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit, ("nodeLabelSources",),
        topic="placement"),
+    # docs/design.md section 9.3: training that lands together and close.
+    _p("training-topology", "A multi-pod GPU training workload admitted through a flavor with a Kueue Topology "
+       "requests a topology on each GPU pod template (kueue.x-k8s.io/podset-required-topology or "
+       "podset-preferred-topology), at a level that Topology has. Fix: annotate the pod templates "
+       "kueue.x-k8s.io/podset-preferred-topology with a level of the Topology.", MEDIUM, A, "stack",
+       topo.check_training_topology, topic="workloads"),
 )
 
 BY_NAME: dict[str, PolicySpec] = {p.name: p for p in POLICIES}
