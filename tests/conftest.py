@@ -20,7 +20,12 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def pytest_sessionstart(session) -> None:  # noqa: ARG001 - pytest hook signature
     for project in EXAMPLES.glob("*/Pulumi.yaml"):
         venv = project.parent / "venv"
-        if "virtualenv: venv" in project.read_text() and not venv.exists() and not venv.is_symlink():
+        if "virtualenv: venv" not in project.read_text() or (venv.exists() and not venv.is_symlink()):
+            continue  # a real venv (`pulumi install` made it) is the user's
+        # A link is ours: point it at the venv under test (a checkout's venv can be rebuilt or moved).
+        if venv.is_symlink() and venv.resolve() != Path(sys.prefix).resolve():
+            venv.unlink()
+        if not venv.is_symlink():
             venv.symlink_to(Path(sys.prefix), target_is_directory=True)
 
 

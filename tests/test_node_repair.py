@@ -1,4 +1,4 @@
-"""Node auto-repair per pool (docs/design.md section 9): the spec's default and opt-out, as each cloud spells it."""
+"""Node auto-repair per pool (docs/design.md section 9.5): the spec's default and opt-out, as each cloud spells it."""
 import pytest
 
 from nodepools.backends.aws import EksContext, translate_pool

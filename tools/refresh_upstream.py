@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import upstream_facts as facts  # noqa: E402
 import yaml  # noqa: E402
@@ -32,7 +34,11 @@ LICENSE = "Apache-2.0"
 REPOS = {"autoscaler": "kubernetes/autoscaler", "kueue": "kubernetes-sigs/kueue",
          "nvidia": "NVIDIA/k8s-device-plugin", "gmp": "GoogleCloudPlatform/prometheus-engine",
          "karpenter": "aws/karpenter-provider-aws"}
-KUEUE_CRDS = ("resourceflavors", "clusterqueues", "localqueues")
+KUEUE_CRDS = ("resourceflavors", "clusterqueues", "localqueues", "topologies", "admissionchecks",
+              "provisioningrequestconfigs")
+KUEUE_FEATURES = "pkg/features/kube_features.go"
+# The ProvisioningRequest CRD cluster-autoscaler serves (it does not install it; its chart neither).
+PROVISIONING_CRD = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"
 GMP_CRDS = ("clusterrules",)
 # The autoscaler's flags moved from main.go to config/flags/flags.go in 1.35.
 AUTOSCALER_FLAG_FILES = ("cluster-autoscaler/config/flags/flags.go", "cluster-autoscaler/main.go")
@@ -116,6 +122,12 @@ def autoscaler_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
                                git.commit(newest)),
             "actions": facts.iam_actions(git.show(newest, readme_path))},
         "chart_cluster-autoscaler.json": {"_source": _source(repo, chart_dir, chart_ref, git.commit(chart_ref)), **chart},
+        "crd_provisioningrequests.json": {
+            "_source": _source(repo, PROVISIONING_CRD, newest, git.commit(newest)),
+            # The schema each supported release serves: a test holds them all to the one installed.
+            "schema_digests": {facts.image_tag(t): facts.crd_schema_digest(git.show(t, PROVISIONING_CRD))
+                               for t in releases.values()},
+            "crd": yaml.safe_load(git.show(newest, PROVISIONING_CRD))},
     }
 
 
@@ -178,7 +190,10 @@ def kueue_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
     ref, repo = f"v{pins['kueue']}", REPOS["kueue"]
     commit = git.commit(ref)
     chart = facts.chart_facts(git.show(ref, "charts/kueue/Chart.yaml"), git.show(ref, "charts/kueue/values.yaml"))
-    out: dict[str, Any] = {"chart_kueue.json": {"_source": _source(repo, "charts/kueue", ref, commit), **chart}}
+    out: dict[str, Any] = {
+        "chart_kueue.json": {"_source": _source(repo, "charts/kueue", ref, commit), **chart},
+        "kueue_features.json": {"_source": _source(repo, KUEUE_FEATURES, ref, commit),
+                                "gates": facts.kueue_feature_gates(git.show(ref, KUEUE_FEATURES))}}
     for name in KUEUE_CRDS:
         path = f"config/components/crd/bases/kueue.x-k8s.io_{name}.yaml"
         out[f"schemas/kueue.x-k8s.io_{name}.json"] = facts.trim_crd(git.show(ref, path), "v1beta2",

@@ -5,6 +5,7 @@ from fetched repositories; the tests feed them synthetic text. No I/O here.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -20,6 +21,12 @@ _FLAG = re.compile(r"\b(?:p?flag\.[A-Z]\w*|multiStringFlag)\(\s*\"([a-z0-9][a-z0
 # A flag's declaration ends where the next statement, comment or the var block's ")" starts.
 _DECLARATION_END = re.compile(r"\n\s*(?:\w+\s*(?:=|:=)|//|\))")
 _CHART_FLAG = re.compile(r"-\s+--([a-z0-9][a-z0-9-]*)")
+# Kueue's feature table (pkg/features/kube_features.go): one ``Name: {`` block of
+# ``{Version: version.MustParse("0.9"), Default: false, PreRelease: featuregate.Alpha},`` lines per gate.
+_GATE_TABLE = re.compile(r"defaultVersionedFeatureGates = map\[[^\]]+\][\w.]+\{\n(.*?)\n\}", re.S)
+_GATE = re.compile(r"^\t(\w+): \{\n((?:\t\t\{[^\n]*\n)+)\t\},?$", re.M)
+_GATE_STAGE = re.compile(r'Version: version\.MustParse\("([\d.]+)"\), Default: (true|false), '
+                         r"PreRelease: featuregate\.(\w+)")
 _JSON_BLOCK = re.compile(r"```json\n(.*?)```", re.S)
 
 
@@ -117,6 +124,27 @@ def trim_crd(crd_yaml: str, version: str, source: str) -> dict[str, Any]:
                      "scope": crd["spec"]["scope"],
                      "versions": [{"name": version, "served": True, "storage": bool(served[0].get("storage")),
                                    "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def kueue_feature_gates(go_source: str) -> dict[str, list[dict[str, Any]]]:
+    """Every gate of Kueue's feature table with its stages: ``{version, default, stage}``, oldest first."""
+    table = _GATE_TABLE.search(go_source)
+    if table is None:
+        raise ValueError("no defaultVersionedFeatureGates table in the feature source")
+    gates = {}
+    for gate in _GATE.finditer(table[1] + "\n"):
+        gates[gate[1]] = [{"version": m[1], "default": m[2] == "true", "stage": m[3]}
+                          for m in _GATE_STAGE.finditer(gate[2])]
+    return dict(sorted(gates.items()))
+
+
+def crd_schema_digest(crd_yaml: str) -> str:
+    """What an API server validates against: each version's name, served/storage flags and
+    schema, descriptions dropped (sha256 of their canonical JSON)."""
+    crd = yaml.safe_load(crd_yaml)
+    key = [(ver["name"], ver.get("served"), ver.get("storage"), _drop(ver.get("schema")))
+           for ver in crd["spec"]["versions"]]
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 def served_versions(crd_yaml: str) -> list[str]:

@@ -214,6 +214,7 @@ TYPE_CLOUDWATCH_METRIC_ALARM = "aws:cloudwatch/metricAlarm:MetricAlarm"
 TAG_ALERT = "nodepools.io/alert"
 # Replaced by the cluster's name in a CloudWatch alarm's name and query at registration.
 ALARM_CLUSTER_PLACEHOLDER = "$CLUSTER"
+KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2"
 TYPE_KUEUE_RESOURCE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
 TYPE_KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 TYPE_KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
@@ -259,8 +260,32 @@ ANNOTATION_KARPENTER_DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 ANNOTATION_CA_SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 COMPONENT_KARPENTER = "nodepools:karpenter:Karpenter"
 
+# --- training topology, all-or-nothing capacity, native gangs (docs/design.md section 9.3) -----
+# Network-topology node labels the clouds set themselves (never by us; declared for placement
+# and the Kueue Topology): EKS (the AWS cloud controller, from EC2 DescribeInstanceTopology)
+# topology.k8s.aws/network-node-layer-1..3 (-4 on four-layer types), broadest first
+# (docs.aws.amazon.com/eks/latest/userguide/ml-workload-topology.html); GKE the
+# gce-topology block / sub-block / host labels
+# (cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas).
+LABEL_AWS_NETWORK_NODE_LAYER_PREFIX = "topology.k8s.aws/network-node-layer-"
+LABEL_GCE_TOPOLOGY_BLOCK = "cloud.google.com/gce-topology-block"
+LABEL_GCE_TOPOLOGY_SUBBLOCK = "cloud.google.com/gce-topology-subblock"
+LABEL_GCE_TOPOLOGY_HOST = "cloud.google.com/gce-topology-host"
+# Kueue's topology requests on a pod template (kubernetes-sigs/kueue:
+# apis/kueue/v1beta2/topology_types.go@v0.19.2).
+ANNOTATION_KUEUE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
+ANNOTATION_KUEUE_PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
+TYPE_KUEUE_TOPOLOGY = "kubernetes:kueue.x-k8s.io/v1beta2:Topology"
+TYPE_KUEUE_ADMISSION_CHECK = "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck"
+TYPE_KUEUE_PROVISIONING_REQUEST_CONFIG = "kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig"
+TYPE_CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+# Native gangs: pods name a PodGroup (spec.schedulingGroup.podGroupName) of the
+# scheduling.k8s.io Workload API (v1alpha2 in 1.36, KEP-4671 / KEP-5832).
+# (PriorityClass shares the group: match the kind too.)
+TYPE_NATIVE_SCHEDULING_PREFIX = "kubernetes:scheduling.k8s.io/"
+NATIVE_GANG_KINDS = ("Workload", "PodGroup")
 
-# --- warm capacity and node repair (docs/design.md section 9) ---------------------------
+# --- warm capacity and node repair (docs/design.md section 9.4) ---------------------------
 # Pods that only hold capacity (CapacityBuffer templates, overprovisioning placeholders)
 # carry this label: every policy but ``schedulable`` leaves them alone.
 LABEL_PLACEHOLDER = "nodepools.io/placeholder"
@@ -274,8 +299,7 @@ TYPE_POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"
 TYPE_CAPACITY_BUFFER_V1BETA1 = "kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer"
 TYPE_CAPACITY_BUFFER_V1ALPHA1 = "kubernetes:autoscaling.x-k8s.io/v1alpha1:CapacityBuffer"
 CAPACITY_BUFFER_TYPES = (TYPE_CAPACITY_BUFFER_V1BETA1, TYPE_CAPACITY_BUFFER_V1ALPHA1)
-TYPE_CUSTOM_RESOURCE_DEFINITION = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
-# What makes a workload autoscaled (section 9, "Warm capacity objects").
+# What makes a workload autoscaled (section 9.4, "Warm capacity objects").
 HPA_TYPES = ("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler")
 TYPE_KEDA_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 TYPE_KSERVE_INFERENCE_SERVICE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"

@@ -8,18 +8,24 @@
   killed by a node going away does not count against ``backoffLimit``.
 - ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``: the autoscaler never
   removes a node under a running worker to consolidate (docs/kubernetes-facts.md section 1.5).
+- ``topologyLevel`` (optional): on a platform whose training flavor points at a Kueue
+  Topology (the plan's "Training" section names its levels), the level the workers prefer to
+  share, e.g. ``topology.k8s.aws/network-node-layer-3``. Leave it unset where the flavor has
+  no Topology: Kueue admits no topology request there (docs/design.md section 9).
 """
 import pulumi
 import pulumi_kubernetes as k8s
 
 from nodepools.components.contract import pool_contract
-from nodepools.vocabulary import (ANNOTATION_CHECKPOINT_INTERVAL, ANNOTATION_SAFE_TO_EVICT, GPU_RESOURCE,
-                                  LABEL_KUEUE_QUEUE, LABEL_WORKLOAD_CLASS, PRIORITY_CLASS_NAMES, PoolClass)
+from nodepools.vocabulary import (ANNOTATION_CHECKPOINT_INTERVAL, ANNOTATION_KUEUE_PREFERRED_TOPOLOGY,
+                                  ANNOTATION_SAFE_TO_EVICT, GPU_RESOURCE, LABEL_KUEUE_QUEUE, LABEL_WORKLOAD_CLASS,
+                                  PRIORITY_CLASS_NAMES, PoolClass)
 
 config = pulumi.Config()
 namespace = config.get("namespace") or "training"
 workers = config.get_int("workers") or 2
 gpus = config.get_int("gpusPerWorker") or 1
+topology_level = config.get("topologyLevel")
 name = "llm-finetune"
 
 
@@ -47,6 +53,7 @@ job = k8s.batch.v1.Job(
             "metadata": {"labels": labels, "annotations": {
                 ANNOTATION_CHECKPOINT_INTERVAL: config.require("checkpointInterval"),
                 ANNOTATION_SAFE_TO_EVICT: "false",
+                **({ANNOTATION_KUEUE_PREFERRED_TOPOLOGY: topology_level} if topology_level else {}),
             }},
             "spec": {
                 "restartPolicy": "Never",

@@ -68,8 +68,8 @@ def test_compact_placement_needs_one_zone_and_a_family_that_supports_it():
         "zones: placement 'compact' on GKE needs exactly one zone (the cluster's zones are us-central1-a, "
         "us-central1-b); give one zone of us-central1 in zones"]
     assert pool_errors(placement="compact", zones=["us-central1-a"], instance_types=["e2-standard-8"]) == [
-        "placement: placement 'compact' is not supported on e2 machine types on GKE (use spread, or a family "
-        "with placement policies such as n2, c3, a2, a3)"]
+        "placement: placement 'compact' is not supported on e2-standard-8 on GKE (allowed: a2, a3, c2, c2d, c3, "
+        "c3d, c4a, c4d, c4n, g2, h3, h4d, n2, n2d, z4d machine series); use placement 'spread' or such a machine type"]
     cluster(location="us-central1-f").check_pool(PoolSpec(
         name="jobs", pool_class="batch", instance_types=["n2-standard-8"], placement="compact"))
 

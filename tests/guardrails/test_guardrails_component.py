@@ -90,7 +90,9 @@ def test_cluster_autoscaler_flags_identity_and_placement(aws_pools, fake_cluster
         "expendable-pods-priority-cutoff": "-10", "scale-down-unneeded-time": "10m",
         "scale-down-delay-after-add": "10m", "scale-down-utilization-threshold": "0.5",
         "scale-down-gpu-utilization-threshold": "0.5", "ignore-daemonsets-utilization": "true",
-        "skip-nodes-with-local-storage": "false", "max-node-provision-time": "20m", "expander": "least-waste"}
+        "skip-nodes-with-local-storage": "false", "max-node-provision-time": "20m", "expander": "least-waste",
+        # The training pool autoscales, so the autoscaler serves its gangs' ProvisioningRequests.
+        "enable-provisioning-requests": "true", "kube-api-content-type": "application/json"}
     assert int(values["extraArgs"]["expendable-pods-priority-cutoff"]) == v.AUTOSCALER_PRIORITY_CUTOFF
     assert values["autoDiscovery"] == {"clusterName": "demo", "tags": [
         "k8s.io/cluster-autoscaler/enabled", "k8s.io/cluster-autoscaler/{{ .Values.autoDiscovery.clusterName }}"]}

@@ -85,7 +85,7 @@ def test_limit_range_request_above_limit():
 def test_unknown_field_is_refused():
     assert spec_errors(batch_share=0.5) == [
         "batch_share: unknown field (allowed: namespaces, batch_quota_share, kubernetes_version, kueue, "
-        "kueue_pods_ready_timeout_minutes, alerts, quota_priority_class_scopes, limit_range, charts, addons)"]
+        "kueue_pods_ready_timeout_minutes, alerts, quota_priority_class_scopes, limit_range, charts, addons, atomic_provisioning)"]
 
 
 def test_gpu_class_namespace_without_a_pool_of_that_class():

@@ -19,9 +19,13 @@ def test_kueue_flavors_mirror_pools_and_queues_hold_their_capacity(aws_pools, to
         "timestamp": "Eviction", "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}}
     assert kueue["values"]["controllerManager"] == {"nodeSelector": {v.LABEL_POOL: "web"}, "tolerations": []}
 
-    flavors = objects(run, v.TYPE_KUEUE_RESOURCE_FLAVOR, to_object)
+    # Batch and training pools; inference is served, not queued. The training pool (p4d, which EKS labels
+    # with its network position) points at the Topology and is named after its immutable fields.
+    flavors = {name.rsplit("-", 1)[0] if name.startswith("train-") else name: flavor
+               for name, flavor in objects(run, v.TYPE_KUEUE_RESOURCE_FLAVOR, to_object).items()}
     by_name = {p.name: p for p in aws_pools}
-    assert sorted(flavors) == ["jobs", "train"]  # batch and training pools; inference is served, not queued
+    assert sorted(flavors) == ["jobs", "train"]
+    assert flavors["train"]["metadata"]["name"] == "train-bc80e1cc"
     for name, flavor in flavors.items():
         labels = flavor["spec"]["nodeLabels"]
         assert labels.items() <= by_name[name].node_labels.items() and labels[v.LABEL_POOL] == name
@@ -34,7 +38,7 @@ def test_kueue_flavors_mirror_pools_and_queues_hold_their_capacity(aws_pools, to
     training = queues["nodepools-gpu-training"]["spec"]
     assert training["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "training"}}
     [group] = training["resourceGroups"]
-    assert group == {"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [{"name": "train", "resources": [
+    assert group == {"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [{"name": "train-bc80e1cc", "resources": [
         {"name": "cpu", "nominalQuota": str(4 * 96)}, {"name": "memory", "nominalQuota": f"{4 * 1152}Gi"},
         {"name": "nvidia.com/gpu", "nominalQuota": str(4 * 8)}]}]}
     [batch_group] = queues["nodepools-batch"]["spec"]["resourceGroups"]

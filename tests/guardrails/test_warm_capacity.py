@@ -1,4 +1,4 @@
-"""Warm capacity (docs/design.md section 9): what holds a warm pool's replicas on each autoscaler,
+"""Warm capacity (docs/design.md section 9.4): what holds a warm pool's replicas on each autoscaler,
 the exact objects, their validity against the real schemas, and the autoscaler's flags and RBAC."""
 from __future__ import annotations
 

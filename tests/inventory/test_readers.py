@@ -89,9 +89,11 @@ def test_eks_node_group_as_the_scheduler_sees_it():
         "labels": {"nodepools.io/pool-class": "gpu-training"},
         "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]}, "urn:ng", "train")
     assert pool.taints == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    # EKS labels p4d nodes with their network position (one value per node: present, not known).
     assert pool.labels == {"eks.amazonaws.com/nodegroup": "train", "nodepools.io/pool-class": "gpu-training",
                            "eks.amazonaws.com/capacityType": "SPOT", "node.kubernetes.io/instance-type": "p4d.24xlarge",
-                           "kubernetes.io/arch": "amd64"}
+                           "kubernetes.io/arch": "amd64", **{f"topology.k8s.aws/network-node-layer-{i}": UNKNOWN
+                                                            for i in (1, 2, 3)}}
     assert (pool.spot, pool.min_nodes, pool.max_nodes, pool.gpu_count, pool.gpu_model, pool.is_gpu) == (
         True, 0.0, 4.0, 8.0, "nvidia-a100", True)
 

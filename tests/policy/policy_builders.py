@@ -151,7 +151,27 @@ def guardrails() -> list[PackResource]:
     alerts = PackResource("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "cpu-contention", {
         "metadata": {"name": "cpu-contention", "namespace": "services"},
         "spec": {"groups": [{"name": "cpu", "rules": rules}]}})
-    return [*classes, *spaces, *quotas, limit_range("batch"), limit_range("training"), alerts]
+    return [*classes, *spaces, *quotas, limit_range("batch"), limit_range("training"), alerts, *kueue_training()]
+
+
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+AWS_LEVELS = ["topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/network-node-layer-2",
+              "topology.k8s.aws/network-node-layer-3", "kubernetes.io/hostname"]
+
+
+def kueue_training(levels: list[str] | None = None) -> list[PackResource]:
+    """The training LocalQueue -> ClusterQueue -> flavor of the train pool, pointing at a Topology."""
+    topology = PackResource(KUEUE + "Topology", "topology", {"metadata": {"name": "aws-network"},
+                                                            "spec": {"levels": [{"nodeLabel": x} for x in
+                                                                                levels or AWS_LEVELS]}})
+    flavor = PackResource(KUEUE + "ResourceFlavor", "flavor-train", {"metadata": {"name": "train"}, "spec": {
+        "nodeLabels": {"nodepools.io/pool": "train"}, "topologyName": "aws-network"}})
+    queue = PackResource(KUEUE + "ClusterQueue", "cq-training", {"metadata": {"name": "training"}, "spec": {
+        "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+            {"name": "train", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "16"}]}]}]}})
+    local = PackResource(KUEUE + "LocalQueue", "lq-training", {"metadata": {"name": "training", "namespace": "training"},
+                                                               "spec": {"clusterQueue": "training"}})
+    return [topology, flavor, queue, local]
 
 
 def workloads() -> list[PackResource]:
@@ -170,7 +190,9 @@ def workloads() -> list[PackResource]:
         "priorityClassName": "nodepools-gpu-training", "restartPolicy": "Never",
         "nodeSelector": {"nodepools.io/pool": "train"},
         "tolerations": [toleration(CLASS, "gpu-training"), toleration(GPU, "present")],
-        "containers": [container("8", "64Gi", 8)]}, annotations={"nodepools.io/checkpoint-interval": "15m"})},
+        "containers": [container("8", "64Gi", 8)]}, annotations={
+            "nodepools.io/checkpoint-interval": "15m",
+            "kueue.x-k8s.io/podset-preferred-topology": "topology.k8s.aws/network-node-layer-3"})},
         labels={"kueue.x-k8s.io/queue-name": "training"})
     nightly = workload(CRONJOB, "nightly", "batch", {"schedule": "0 2 * * *", "jobTemplate": {"spec": {
         "template": pod_template("batch", {"priorityClassName": "nodepools-batch", "restartPolicy": "OnFailure",

@@ -14,7 +14,7 @@ DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 def test_every_supported_minor_has_an_end_of_support_and_every_feature_a_source():
     assert tuple(END_OF_SUPPORT) == SUPPORTED_KUBERNETES_VERSIONS
     assert {f.key: f.since for f in FEATURES} == {"dra-v1": "1.34", "dra-extended-resource": "1.36",
-                                                   "native-sidecars": "1.29"}
+                                                   "native-sidecars": "1.29", "native-gang": "1.36"}
     assert all(f.source.startswith("kubernetes/enhancements: keps/") for f in FEATURES)
     assert BY_NAME["cluster-version"].scope == "stack"
 

@@ -70,7 +70,7 @@ def test_spread_turns_one_pack_config_into_per_policy_config(check):
     assert config["spot-checkpointing"] == {"spotCheckpointMax": "1h", "exemptNamespaces": ["services"]}
     assert config["topology-spread"] == {"exemptNamespaces": ["services"],
                                          "waivers": [waiver("topology-spread", "api", "2999-12-31")]}
-    assert len(config) == 32  # every policy (31) and "all"
+    assert len(config) == 33  # every policy (32) and "all"
     fx = no_gpu_quota().edit("quota-batch", lambda p: p["spec"]["hard"].pop(GPU_Q))
     assert fired(check(fx, config)) == {("gpu-quota", fx.urn("quota-batch"))}
 

@@ -1,4 +1,4 @@
-"""inference-scale-headroom and gpu-node-repair through the real pack over gRPC (docs/design.md section 9),
+"""inference-scale-headroom and gpu-node-repair through the real pack over gRPC (docs/design.md sections 9.4, 9.5),
 each violation beside its clean twin."""
 import pytest
 

@@ -48,7 +48,8 @@ def test_resident_workload_reaching_a_spot_pool(check):
 
 
 def test_training_without_checkpoint_interval(check):
-    fx = golden().edit("finetune", lambda p: p["spec"]["template"]["metadata"].pop("annotations"))
+    fx = golden().edit("finetune", lambda p: p["spec"]["template"]["metadata"]["annotations"].pop(
+        "nodepools.io/checkpoint-interval"))
     diags = check(fx)
     assert fired(diags) == {("spot-checkpointing", fx.urn("finetune"))}
     assert "annotations['nodepools.io/checkpoint-interval']: no checkpoint interval declared, yet it can run on spot " \

@@ -9,8 +9,8 @@ DESIGN_NAMES = [
     "no-blanket-tolerations", "toleration-approval", "gpu-toleration-needs-gpu", "resident-guaranteed-qos",
     "spot-checkpointing", "gang-scheduling", "model-load-probes", "topology-spread", "schedulable",
     "gpu-nodes-gpu-only", "resident-off-spot", "cluster-version", "throttling-monitoring", "shared-pool-off-peak",
-    "gpu-model-selected", "pool-spend-cap", "training-disruption", "gpu-memory-fit", "inference-scale-headroom",
-    "gpu-node-repair",
+    "gpu-model-selected", "pool-spend-cap", "training-disruption", "gpu-memory-fit", "training-topology",
+    "inference-scale-headroom", "gpu-node-repair",
 ]
 MANDATORY = {"pool-taints", "gpu-pool-taint", "inference-on-demand", "no-blanket-tolerations",
              "gpu-toleration-needs-gpu", "namespace-quota", "gpu-quota", "schedulable", "resident-off-spot"}

@@ -66,20 +66,20 @@ def test_training_node_pool_exact_and_waits_for_the_chart(up):
         "template": {
             "metadata": {"labels": {"nodepools.io/pool-class": "gpu-training", "nodepools.io/pool": "training",
                                     "nodepools.io/capacity": "spot", "nvidia.com/gpu.present": "true",
-                                    "nodepools.io/accelerator": "nvidia-l4",
-                                    "k8s.amazonaws.com/accelerator": "nvidia-l4"},
+                                    "nodepools.io/accelerator": "nvidia-l40s",
+                                    "k8s.amazonaws.com/accelerator": "nvidia-l40s"},
                          "annotations": {"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"}},
             "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "training"},
                      "requirements": [
                          {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
-                         {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.12xlarge"]},
+                         {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6e.12xlarge"]},
                          {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
                          {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}],
                      "taints": [{"key": "nodepools.io/pool-class", "value": "gpu-training", "effect": "NoSchedule"},
                                 {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
                      "expireAfter": "168h"},
         },
-        "limits": {"cpu": "96", "memory": "393216Mi", "nvidia.com/gpu": "8"},
+        "limits": {"cpu": "96", "memory": "786432Mi", "nvidia.com/gpu": "8"},
         "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"},
     }
     assert short(pool.dependencies) == [f"{PREFIX}-chart", "np-aws-karpenter-training-nodeclass"]
@@ -180,7 +180,8 @@ def test_controller_role_is_irsa_for_its_service_account_and_scoped_to_this_clus
 
 
 def test_kueue_flavors_mirror_the_karpenter_pools(up):
-    flavors = {r.inputs["metadata"]["name"]: r.inputs["spec"]["nodeLabels"]
+    # The training flavor points at the Topology of its g6e nodes, so it is named after its immutable fields.
+    flavors = {r.inputs["metadata"]["name"].partition("-")[0]: r.inputs["spec"]["nodeLabels"]
                for r in up.of_type("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor")}
     pools = {r.inputs["metadata"]["name"]: r.inputs["spec"]["template"]["metadata"]["labels"]
              for r in up.of_type(NODE_POOL)}

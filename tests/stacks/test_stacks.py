@@ -89,7 +89,7 @@ def test_gcp_dev_creates_a_private_gke_cluster_with_workload_identity(runs):
 
 
 @pytest.mark.parametrize("stack, expected", [
-    # The warm inference pools add nodepools-overprovisioning and the nodepools-warm quota (design.md section 9).
+    # The warm inference pools add nodepools-overprovisioning and the nodepools-warm quota (design.md section 9.4).
     ("aws-dev", {"aws:eks/cluster:Cluster": 1, TYPE_EKS_NODE_GROUP: 4, "aws:ec2/launchTemplate:LaunchTemplate": 4,
                  "kubernetes:scheduling.k8s.io/v1:PriorityClass": 5, "kubernetes:core/v1:ResourceQuota": 5,
                  "pulumi:providers:kubernetes": 1, COMPONENT_NODE_POOL: 4}),

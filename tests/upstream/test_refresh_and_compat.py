@@ -97,6 +97,23 @@ spec:
     subresources: {status: {}}
     schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {replicas: {type: integer}}},
                                                           status: {type: object}}}}
+PROVREQ_CRD = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"
+PROVREQ_CRD_YAML = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: provisioningrequests.autoscaling.x-k8s.io}
+spec:
+  group: autoscaling.x-k8s.io
+  names: {kind: ProvisioningRequest, plural: provisioningrequests}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: DESCRIPTION
+        properties: {spec: {type: object}}
 """
 
 
@@ -127,10 +144,13 @@ def autoscaler_repo(tmp_path: Path) -> Path:
                    f"{CHART}/Chart.yaml": "version: 9.59.0\nappVersion: 1.35.0\n",
                    f"{CHART}/values.yaml": "image:\n  tag: v1\nextraArgs:\n  v: 4\nnodeSelector: {}\ntolerations: []\n",
                    f"{CHART}/templates/deployment.yaml": "  - --cloud-provider={{ .Values.cloudProvider }}\n"
-                   "  - --node-group-auto-discovery=asg:tag=x\n", f"{CHART}/templates/clusterrole.yaml": CLUSTERROLE},
+                   "  - --node-group-auto-discovery=asg:tag=x\n", PROVREQ_CRD: PROVREQ_CRD_YAML,
+                   f"{CHART}/templates/clusterrole.yaml": CLUSTERROLE},
             "cluster-autoscaler-1.35.0", "cluster-autoscaler-1.35.1", "cluster-autoscaler-chart-9.59.0")
     (repo / "cluster-autoscaler/main.go").unlink()
-    _commit(repo, {"cluster-autoscaler/config/flags/flags.go": FLAGS_GO, BUFFER_CRD_PATH: BUFFER_CRD},
+    # A reworded description only: the schema the API server validates against is the same.
+    _commit(repo, {"cluster-autoscaler/config/flags/flags.go": FLAGS_GO, BUFFER_CRD_PATH: BUFFER_CRD,
+                   PROVREQ_CRD: PROVREQ_CRD_YAML.replace("DESCRIPTION", "Reworded.")},
             "cluster-autoscaler-1.36.0", "cluster-autoscaler-1.36.2", "cluster-autoscaler-1.37.0-rc.0")
     return repo / ".git"
 
@@ -145,7 +165,7 @@ def test_refresh_rewrites_the_vendored_autoscaler_facts_from_a_git_directory(aut
         "schemas/autoscaling.x-k8s.io_capacitybuffers_v1alpha1.json",
         "schemas/autoscaling.x-k8s.io_capacitybuffers_v1beta1.json", "upstream/autoscaler_flags.json",
         "upstream/autoscaler_iam.json", "upstream/autoscaler_releases.json", "upstream/capacitybuffers_crd_v1.36.2.json",
-        "upstream/chart_cluster-autoscaler.json"]
+        "upstream/chart_cluster-autoscaler.json", "upstream/crd_provisioningrequests.json"]
     read = {p.name: json.loads(p.read_text()) for p in written}
     releases = read["autoscaler_releases.json"]["releases"]
     # The highest patch per minor; a minor without a release is absent (the test on
@@ -177,6 +197,32 @@ def test_refresh_rewrites_the_vendored_autoscaler_facts_from_a_git_directory(aut
     beta = json.loads((package / "schemas/autoscaling.x-k8s.io_capacitybuffers_v1beta1.json").read_text())
     assert beta["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"] == {
         "metadata": {"type": "object"}, "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}
+    # The CRD of the newest release, and each release's schema digest (descriptions left out).
+    crd = read["crd_provisioningrequests.json"]
+    assert crd["crd"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] == "Reworded."
+    assert crd["_source"]["ref"] == "cluster-autoscaler-1.36.2"
+    assert sorted(crd["schema_digests"]) == ["v1.35.1", "v1.36.2"] and len(set(crd["schema_digests"].values())) == 1
+
+
+KUEUE_FEATURES_GO = """var defaultVersionedFeatureGates = map[featuregate.Feature]featuregate.VersionedSpecs{
+\tTopologyAwareScheduling: {
+\t\t{Version: version.MustParse("0.9"), Default: false, PreRelease: featuregate.Alpha},
+\t\t{Version: version.MustParse("0.14"), Default: true, PreRelease: featuregate.Beta},
+\t},
+\tLocalQueueMetrics: {
+\t\t{Version: version.MustParse("0.10"), Default: false, PreRelease: featuregate.Alpha},
+\t},
+}
+"""
+
+
+def test_kueue_feature_gates_are_read_with_every_stage():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import upstream_facts
+    assert upstream_facts.kueue_feature_gates(KUEUE_FEATURES_GO) == {
+        "LocalQueueMetrics": [{"version": "0.10", "default": False, "stage": "Alpha"}],
+        "TopologyAwareScheduling": [{"version": "0.9", "default": False, "stage": "Alpha"},
+                                    {"version": "0.14", "default": True, "stage": "Beta"}]}
 
 
 def test_refresh_names_the_missing_chart_tag(autoscaler_repo, tmp_path):

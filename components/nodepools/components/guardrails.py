@@ -68,7 +68,12 @@ class Guardrails(pulumi.ComponentResource):
                         [self.namespace_resources[c]])
         for c, o in plan.limit_ranges:
             self._typed(k8s.core.v1.LimitRange, f"limits-{c.value}", o, [self.namespace_resources[c]])
-        self.releases = {r.key: self._release(r) for r in plan.releases}
+        # Kueue and the autoscaler enable their ProvisioningRequest support only if the API is served
+        # when they start (nodepools.guardrails.provisioning): the CRD goes first.
+        crd = [self._typed(k8s.apiextensions.v1.CustomResourceDefinition, "crd-provisioningrequests",
+                           plan.provisioning_crd)] if plan.provisioning_crd is not None else []
+        self.releases = {r.key: self._release(r, crd if r.key in ("kueue", "cluster-autoscaler") else [])
+                         for r in plan.releases}
         self._register_kueue(plan)
         if plan.prometheus_rule is not None:
             ns = [self.namespace_resources[plan.alerts_class]] if plan.alerts_class else []
@@ -100,21 +105,27 @@ class Guardrails(pulumi.ComponentResource):
             f"{self._name}-{suffix}", api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"],
             spec=obj["spec"], opts=self._opts(depends_on))
 
-    def _release(self, release: HelmRelease) -> k8s.helm.v3.Release:
+    def _release(self, release: HelmRelease, depends_on: Sequence[pulumi.Resource] = ()) -> k8s.helm.v3.Release:
         repository = k8s.helm.v3.RepositoryOptsArgs(repo=release.chart.repository) if release.chart.repository else None
         return k8s.helm.v3.Release(
             f"{self._name}-{release.key}", name=release.release_name, chart=release.chart.name,
             version=release.version, repository_opts=repository, namespace=release.namespace,
-            create_namespace=release.create_namespace, values=release.values, opts=self._opts())
+            create_namespace=release.create_namespace, values=release.values, opts=self._opts(depends_on))
 
     def _register_kueue(self, plan: GuardrailsPlan) -> None:
         if not plan.local_queues:
             return
         # An existing Kueue (addons.kueue.existing) has no release to wait for.
         kueue = [self.releases["kueue"]] if "kueue" in self.releases else []
-        flavors = [self._custom(f"flavor-{o['metadata']['name']}", o, kueue) for o in plan.resource_flavors]
+        topologies = [self._custom(f"topology-{o['metadata']['name']}", o, kueue) for o in plan.topologies]
+        flavors = [self._custom(f"flavor-{o['metadata']['name']}", o, kueue + topologies)
+                   for o in plan.resource_flavors]
+        configs = [self._custom(f"provisioningconfig-{o['metadata']['name']}", o, kueue)
+                   for o in plan.provisioning_configs]
+        checks = [self._custom(f"admissioncheck-{o['metadata']['name']}", o, kueue + configs)
+                  for o in plan.admission_checks]
         queues: dict[PoolClass, pulumi.Resource] = {
-            c: self._custom(f"clusterqueue-{c.value}", o, kueue + flavors) for c, o in plan.cluster_queues}
+            c: self._custom(f"clusterqueue-{c.value}", o, kueue + flavors + checks) for c, o in plan.cluster_queues}
         for c, o in plan.local_queues:
             self._custom(f"localqueue-{c.value}", o, [queues[c], self.namespace_resources[c]])
 

@@ -21,11 +21,14 @@ against the flags of each supported release, vendored in ``upstream/``):
   giving up at the 15m default backs a GPU group off mid-boot.
 - ``expander=least-waste``: the group leaving the least idle cpu/memory, so a
   one-GPU pod does not wake an eight-GPU node.
+- with atomic provisioning, the flags that serve ProvisioningRequests
+  (``nodepools.guardrails.provisioning.AUTOSCALER_ARGS``).
 """
 from __future__ import annotations
 
 from typing import Any
 
+from nodepools.guardrails import provisioning
 from nodepools.guardrails.addons import CLUSTER_AUTOSCALER_CHART, CloudAddons, HelmRelease
 from nodepools.guardrails.addon_placement import system_placement
 from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
@@ -69,7 +72,7 @@ def autoscaler_values(cluster: ClusterPools, spec: GuardrailsSpec, addons: Cloud
         "priorityClassName": PRIORITY_CLASS_SYSTEM_CLUSTER_CRITICAL,
         **system_placement(cluster),
         # Warm capacity's buffer controller, when a pool's CapacityBuffer needs it (guardrails/warm.py).
-        "extraArgs": {**EXTRA_ARGS, **autoscaler_buffer_args(cluster, spec)},
+        "extraArgs": {**EXTRA_ARGS, **provisioning.autoscaler_args(spec, cluster), **autoscaler_buffer_args(cluster, spec)},
     }
     if rules := autoscaler_buffer_rules(cluster, spec):
         values["rbac"]["additionalRules"] = rules

@@ -9,7 +9,8 @@ Errors (each names its field):
   (the API server rejects a LimitRange whose default exceeds its max).
 
 The add-ons' needs (``addon_problems``: the region, an autoscaler release for the
-cluster's Kubernetes version, add-on modes, alert delivery) and the CloudWatch
+cluster's Kubernetes version, add-on modes, alert delivery, a Kueue new enough for its
+objects, ``atomic_provisioning: on`` with a pool to provision) and the CloudWatch
 alarms' registrar (``alarm_problems``) are checked here too, once, by the gate.
 
 Allowed on purpose: a batch namespace without a batch pool (batch then runs
@@ -24,6 +25,8 @@ from nodepools.guardrails.addon_modes import addon_mode_problems, installs_clust
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.alerts_spec import AlertBackend
 from nodepools.guardrails.capacity import largest_node
+from nodepools.guardrails.provisioning import provisioning_problems
+from nodepools.guardrails.topology import kueue_version_problems
 from nodepools.guardrails.repair import karpenter_repair_problems
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec, KueueMode
 from nodepools.spec.cluster import ClusterPools
@@ -51,6 +54,8 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
     if spec is not None:
         addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
         alert_delivery.alert_problems(spec, cloud, problems, spec_root)
+        kueue_version_problems(spec, cluster, problems, spec_root)
+        provisioning_problems(spec, cluster, problems, spec_root)
         karpenter_repair_problems(cluster, spec, problems, root)
     if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
         return

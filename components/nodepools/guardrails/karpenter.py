@@ -41,7 +41,7 @@ def karpenter_values(cluster: ClusterPools, cluster_name: Any, queue_name: Any, 
 
 
 def feature_gates(cluster: ClusterPools, spec: GuardrailsSpec) -> dict[str, bool]:
-    """``settings.featureGates`` we turn on (docs/design.md section 9): ``nodeRepair`` when a
+    """``settings.featureGates`` we turn on (docs/design.md sections 9.4, 9.5): ``nodeRepair`` when a
     Karpenter pool repairs (``guardrails/repair.py``), ``capacityBuffer`` when a Karpenter pool
     keeps warm capacity (``guardrails/warm.py``). Helm merges maps: the chart's other gates keep
     their defaults, and a stack that needs neither sends none."""

@@ -8,6 +8,10 @@
   max_nodes, so the training queue's GPU quota equals the training pools' max
   GPUs and an admitted gang always fits once the autoscaler has added its nodes.
   Only that class's namespace may submit to it.
+- A training pool whose nodes the cloud labels with their network position: its flavor
+  points at that Kueue Topology (``nodepools.guardrails.topology``); the training
+  ClusterQueue's autoscaled flavors carry the ProvisioningRequest admission check
+  (``nodepools.guardrails.provisioning``).
 - LocalQueue in the class's namespace: workloads opt in with
   ``kueue.x-k8s.io/queue-name: <local queue>``.
 - ``waitForPodsReady`` gives all-or-nothing admission: a gang not ready within
@@ -25,7 +29,8 @@ from typing import Any
 
 import yaml
 
-from nodepools.guardrails import derive
+from nodepools.clouds.topology import pool_topology
+from nodepools.guardrails import derive, provisioning, topology
 from nodepools.guardrails.addons import KUEUE_CHART, HelmRelease
 from nodepools.guardrails.capacity import cpu_quantity, max_capacity, memory_quantity
 from nodepools.guardrails.addon_placement import system_placement, tolerations_for
@@ -35,7 +40,7 @@ from nodepools.spec.pool import PoolSpec
 from nodepools import vocabulary as v
 from nodepools.vocabulary import PoolClass
 
-API_VERSION = "kueue.x-k8s.io/v1beta2"
+API_VERSION = v.KUEUE_API_VERSION
 RELEASE_NAME = "kueue"
 CLUSTER_QUEUE_NAMES = {PoolClass.BATCH: "nodepools-batch", PoolClass.GPU_TRAINING: "nodepools-gpu-training"}
 LOCAL_QUEUE_NAMES = {PoolClass.BATCH: "batch", PoolClass.GPU_TRAINING: "gpu-training"}
@@ -50,31 +55,44 @@ def flavor_labels(pool: PoolSpec) -> dict[str, str]:
     return {k: labels[k] for k in FLAVOR_LABEL_KEYS if k in labels}
 
 
+def resource_flavor(pool: PoolSpec, cluster: ClusterPools) -> dict[str, Any]:
+    """The pool's flavor; a training pool the cloud labels with its network position points at
+    that Topology (and is named after its immutable fields: ``nodepools.guardrails.topology``)."""
+    flavor = {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": pool.name},
+              "spec": {"nodeLabels": flavor_labels(pool), "tolerations": tolerations_for(pool.node_taints)}}
+    return topology.with_topology(flavor, pool_topology(pool, cluster.cloud))
+
+
 def resource_flavors(cluster: ClusterPools) -> list[dict[str, Any]]:
-    return [{"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": pool.name},
-             "spec": {"nodeLabels": flavor_labels(pool), "tolerations": tolerations_for(pool.node_taints)}}
+    return [resource_flavor(pool, cluster)
             for c in derive.queued_classes(cluster.pools) for pool in derive.of_class(cluster.pools, c)]
 
 
-def _flavor_quota(pool: PoolSpec, covered: list[str]) -> dict[str, Any]:
+def _flavor_quota(pool: PoolSpec, cluster: ClusterPools, covered: list[str]) -> dict[str, Any]:
     cap = max_capacity(pool)
     quantities = {"cpu": cpu_quantity(cap.cpu_millicores), "memory": memory_quantity(cap.memory_mib),
                   v.GPU_RESOURCE: str(cap.gpus)}
-    return {"name": pool.name, "resources": [{"name": r, "nominalQuota": quantities[r]} for r in covered]}
+    return {"name": resource_flavor(pool, cluster)["metadata"]["name"],
+            "resources": [{"name": r, "nominalQuota": quantities[r]} for r in covered]}
 
 
 def cluster_queues(spec: GuardrailsSpec, cluster: ClusterPools) -> list[tuple[PoolClass, dict[str, Any]]]:
     out = []
+    atomic = provisioning.atomic_pools(spec, cluster)
     for c in derive.queued_classes(cluster.pools):
         covered = ["cpu", "memory"] + ([v.GPU_RESOURCE] if c.has_gpu else [])
-        out.append((c, {"apiVersion": API_VERSION, "kind": "ClusterQueue",
-                        "metadata": {"name": CLUSTER_QUEUE_NAMES[c]},
-                        "spec": {
-                            "namespaceSelector": {"matchLabels": {v.LABEL_NAMESPACE_NAME: spec.namespace_names[c]}},
-                            "queueingStrategy": "BestEffortFIFO",
-                            "resourceGroups": [{"coveredResources": covered, "flavors": [
-                                _flavor_quota(p, covered) for p in derive.of_class(cluster.pools, c)]}],
-                        }}))
+        queue: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "ClusterQueue",
+                                 "metadata": {"name": CLUSTER_QUEUE_NAMES[c]},
+                 "spec": {
+                     "namespaceSelector": {"matchLabels": {v.LABEL_NAMESPACE_NAME: spec.namespace_names[c]}},
+                     "queueingStrategy": "BestEffortFIFO",
+                     "resourceGroups": [{"coveredResources": covered, "flavors": [
+                         _flavor_quota(p, cluster, covered) for p in derive.of_class(cluster.pools, c)]}],
+                 }}
+        checked = [resource_flavor(p, cluster)["metadata"]["name"] for p in atomic if p.pool_class is c]
+        if checked:
+            queue["spec"]["admissionChecksStrategy"] = provisioning.admission_checks_strategy(checked)
+        out.append((c, queue))
     return out
 
 

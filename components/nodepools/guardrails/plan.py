@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodepools.guardrails import derive
+from nodepools.guardrails import derive, provisioning, topology
 from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS, HelmRelease
 from nodepools.guardrails import alert_delivery
@@ -38,6 +38,12 @@ class GuardrailsPlan:
     resource_flavors: list[Obj] = field(default_factory=list)
     cluster_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
     local_queues: list[tuple[PoolClass, Obj]] = field(default_factory=list)
+    # Topology-aware scheduling and all-or-nothing capacity (docs/design.md section 9.3).
+    topologies: list[Obj] = field(default_factory=list)
+    admission_checks: list[Obj] = field(default_factory=list)
+    provisioning_configs: list[Obj] = field(default_factory=list)
+    # The ProvisioningRequest CRD, where nodepools installs the autoscaler that serves it.
+    provisioning_crd: Obj | None = None
     # The in-cluster alert rules: a PrometheusRule (prometheus-operator) or a Google
     # Managed Prometheus ClusterRules; None for CloudWatch or with alerts off.
     prometheus_rule: Obj | None = None
@@ -73,6 +79,12 @@ def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: A
         plan.resource_flavors = resource_flavors(cluster)
         plan.cluster_queues = cluster_queues(spec, cluster)
         plan.local_queues = local_queues(spec, cluster)
+        queued = [p for c in derive.queued_classes(pools) for p in derive.of_class(pools, c)]
+        plan.topologies = [topology.topology_object(f) for f in topology.families(cluster, queued)]
+        if provisioning.atomic_pools(spec, cluster):
+            plan.admission_checks = [provisioning.check_object()]
+            plan.provisioning_configs = [provisioning.config_object()]
+            plan.provisioning_crd = provisioning.provisioning_crd(spec, cluster)
     plan.prometheus_rule = prometheus_rule(spec, cluster.cloud)
     plan.cloudwatch_alarms = cloudwatch_alarms(spec, cluster.cloud)
     ns = plan.prometheus_rule["metadata"].get("namespace") if plan.prometheus_rule else None

@@ -1,4 +1,4 @@
-"""Node repair of Karpenter pools: one feature gate for the whole controller (docs/design.md section 9).
+"""Node repair of Karpenter pools: one feature gate for the whole controller (docs/design.md section 9.5).
 
 A managed node group or GKE node pool repairs by itself (``nodepools.spec.repair``, set by
 the backends); Karpenter repairs a node of any NodePool when its ``NodeRepair`` gate is

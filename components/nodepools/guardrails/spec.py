@@ -34,7 +34,8 @@ ADDON_NAMESPACE = "kube-system"
 KUEUE_NAMESPACE = "kueue-system"
 RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE, WARM_NAMESPACE)
 
-__all__ = ["AlertBackend", "AlertsSpec", "ChartVersions", "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
+__all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GuardrailsSpec", "KueueMode",
+           "LimitRangeSpec"]
 
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
@@ -44,6 +45,19 @@ _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
 class KueueMode(str, Enum):
     """``auto`` (default): install Kueue when the cluster has a gpu-training pool;
     ``on``: always (an error without a gpu-training pool); ``off``: never."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
+class AtomicProvisioning(str, Enum):
+    """All-or-nothing capacity for gangs (docs/design.md section 9.3): ``auto`` (default) puts a
+    ProvisioningRequest admission check on the training ClusterQueue for the gpu-training
+    pools the cloud's autoscaler scales (EKS: the cluster-autoscaler nodepools installs;
+    GKE: its built-in autoscaler); ``on`` also trusts an ``existing`` cluster-autoscaler
+    (which must run with ``--enable-provisioning-requests``) and refuses a cluster with no
+    such pool; ``off``: none."""
 
     AUTO = "auto"
     ON = "on"
@@ -124,6 +138,8 @@ class GuardrailsSpec(_Strict):
     - ``kueue`` (default ``auto``), ``kueue_pods_ready_timeout_minutes`` (default 20:
       longer than a GPU node's scale-from-zero, so a gang is not evicted while its
       nodes boot).
+    - ``atomic_provisioning`` (default ``auto``): gangs admitted only once every node they
+      need can be bought at once (``AtomicProvisioning``).
     - ``alerts``: the throttling alerts and where they are evaluated (``AlertsSpec``,
       on by default, on the cloud's managed backend).
     - ``quota_priority_class_scopes`` (default off): add a quota per namespace that
@@ -143,6 +159,7 @@ class GuardrailsSpec(_Strict):
     limit_range: LimitRangeSpec = Field(default_factory=LimitRangeSpec)
     charts: ChartVersions = Field(default_factory=ChartVersions)
     addons: AddonsSpec = Field(default_factory=AddonsSpec)
+    atomic_provisioning: AtomicProvisioning = AtomicProvisioning.AUTO
 
     @model_validator(mode="after")
     def _check(self) -> "GuardrailsSpec":

@@ -1,4 +1,4 @@
-"""Warm capacity (docs/design.md section 9): what holds each warm pool's spare replicas and what serves it.
+"""Warm capacity (docs/design.md section 9.4): what holds each warm pool's spare replicas and what serves it.
 
 Per pool with ``warm`` (``nodepools.spec.warm``), one of two mechanisms:
 

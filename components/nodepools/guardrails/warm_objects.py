@@ -1,4 +1,4 @@
-"""The warm-capacity objects of one cluster (docs/design.md section 9), as plain data.
+"""The warm-capacity objects of one cluster (docs/design.md section 9.4), as plain data.
 
 ``nodepools.guardrails.warm`` chooses each warm pool's mechanism; this module builds
 what the Guardrails component registers: the ``nodepools-warm`` namespace and its

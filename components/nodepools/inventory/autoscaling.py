@@ -1,6 +1,6 @@
 """What scales a workload and what keeps capacity warm for it, read from raw resources.
 
-docs/design.md section 9 ("Warm capacity objects"):
+docs/design.md section 9.4 ("Warm capacity objects"):
 
 - A workload is **autoscaled** when a HorizontalPodAutoscaler (``autoscaling/v2`` or
   ``v1``) or a KEDA ``keda.sh/v1alpha1`` ScaledObject targets it (``spec.scaleTargetRef``:
@@ -41,7 +41,7 @@ KSERVE_CONTAINER = "kserve-container"
 
 
 def is_placeholder(workload: Workload) -> bool:
-    """A warm-capacity placeholder: its pods carry ``nodepools.io/placeholder: "true"`` (section 9)."""
+    """A warm-capacity placeholder: its pods carry ``nodepools.io/placeholder: "true"`` (section 9.4)."""
     return workload.label(v.LABEL_PLACEHOLDER) == v.LABEL_PLACEHOLDER_VALUE
 
 

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from nodepools import vocabulary as v
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, str_map
+from nodepools.clouds.topology import labelled_family
 from nodepools.spec.instances import INSTANCE_TYPES, InstanceType
 from nodepools.vocabulary import Cloud
 
@@ -100,6 +101,19 @@ def _max_nodes(limits: Any, largest: InstanceType | None) -> Any:
     return float(min(counts)) if counts else None
 
 
+def _topology_labels(requirements: list[dict]) -> dict[str, Any]:
+    """The network-topology labels EKS sets on every node the requirements allow, when they
+    name instance types or families that all carry them (present, per-node values)."""
+    for key, as_type in (("node.kubernetes.io/instance-type", lambda t: t), ("karpenter.k8s.aws/instance-family",
+                                                                             lambda f: f"{f}.any")):
+        for req in requirements:
+            values = [x for x in req.get("values") or [] if isinstance(x, str)]
+            if req.get("key") == key and req.get("operator") == "In" and values:
+                family = labelled_family(Cloud.AWS, [as_type(x) for x in values], False)
+                return {level: UNKNOWN for level in family.network_levels} if family else {}
+    return {}
+
+
 def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
                    read_taints: Callable[[Any], Any]) -> Any:
     """``view`` and ``read_taints`` are the shared pool reader's ``PoolView`` and taint
@@ -132,6 +146,7 @@ def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
                 if req.get("operator") != "In":
                     labels[req["key"]] = UNKNOWN
         admitted = admitted_instances(requirements)
+        labels.update(_topology_labels(requirements))
     labels.update(template_labels)
     largest = admitted[0] if admitted else None
     explicit_gpu = any(r.get("key") in _GPU_KEYS for r in requirements) or \

@@ -14,6 +14,7 @@ from nodepools import vocabulary as v
 from nodepools.clouds import aws as eks
 from nodepools.clouds import gcp as gke
 from nodepools.clouds.taints import TAINT_EFFECT_OF
+from nodepools.clouds.topology import labelled_family
 from nodepools.inventory.karpenter import read_karpenter
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
 from nodepools.spec.instances import InstanceType, lookup
@@ -123,7 +124,7 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
         labels[v.LABEL_EKS_CAPACITY_TYPE] = eks.CAPACITY_TYPES[v.CapacityType.SPOT if spot else v.CapacityType.ON_DEMAND]
     return PoolView(
         type=v.TYPE_EKS_NODE_GROUP, urn=urn, name=pool_name, cluster=props.get("clusterName", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(props.get("taints"), TAINT_EFFECT_OF), spot=spot,
+        labels=_with_topology_labels(_with_instance_labels(labels, types), v.Cloud.AWS, types, False), taints=_taints(props.get("taints"), TAINT_EFFECT_OF), spot=spot,
         min_nodes=_number(dig(props, "scalingConfig", "minSize")),
         max_nodes=_number(dig(props, "scalingConfig", "maxSize")),
         instance_types=types, gpu_count=gpu_count,
@@ -167,9 +168,10 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     fixed = props.get("nodeCount", props.get("initialNodeCount"))
     min_nodes = _gke_bound(autoscaling, "totalMinNodeCount", "minNodeCount", fixed)
     max_nodes = _gke_bound(autoscaling, "totalMaxNodeCount", "maxNodeCount", fixed)
+    compact = dig(props, "placementPolicy", "type") == "COMPACT"
     return PoolView(
         type=v.TYPE_GKE_NODE_POOL, urn=urn, name=pool_name, cluster=props.get("cluster", UNKNOWN),
-        labels=_with_instance_labels(labels, types), taints=_taints(dig(props, "nodeConfig", "taints"), TAINT_EFFECT_OF), spot=spot,
+        labels=_with_topology_labels(_with_instance_labels(labels, types), v.Cloud.GCP, types, compact), taints=_taints(dig(props, "nodeConfig", "taints"), TAINT_EFFECT_OF), spot=spot,
         min_nodes=min_nodes, max_nodes=max_nodes, instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or gpu_model, gpu_image=bool(accelerators),
         os=os, labels_partial=is_unknown(raw_config) or is_unknown(config.get("labels")),
@@ -220,6 +222,15 @@ def _with_instance_labels(labels: dict[str, Any], types: Any) -> dict[str, Any]:
     if len(arches) == 1 and None not in entries:
         out.setdefault(v.LABEL_ARCH, "amd64" if arches == {"x86_64"} else "arm64")
     return out
+
+
+def _with_topology_labels(labels: dict[str, Any], cloud: v.Cloud, types: Any, compact: bool) -> dict[str, Any]:
+    """The network-topology labels the cloud sets on every node of these types, present with a
+    per-node value (``nodepools.clouds.topology``)."""
+    family = None if is_unknown(types) else labelled_family(cloud, types, compact)
+    if family is None:
+        return labels
+    return {**labels, **{key: labels.get(key, UNKNOWN) for key in family.network_levels}}
 
 
 def _read_karpenter(props: dict, urn: str, name: str) -> PoolView:

@@ -109,3 +109,7 @@ class Guardrails(TypedDict):
     """Pinned add-on versions. Default: as documented on ChartVersions."""
     addons: NotRequired[Addons]
     """Which add-ons are installed, disabled or already running. Default: every add-on enabled."""
+    atomic_provisioning: NotRequired[str]
+    """All-or-nothing capacity for gangs, one of auto (a ProvisioningRequest admission check on the training
+    pools the cloud's autoscaler scales), on (also with an existing cluster-autoscaler; refused without such a
+    pool), off. Default: auto."""

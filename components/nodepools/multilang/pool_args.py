@@ -137,7 +137,8 @@ class Pool(TypedDict):
     dedicated: NotRequired[bool]
     """Add the class taint to a resident pool (other classes always carry it). Default: false."""
     placement: NotRequired[str]
-    """One of spread, compact. Default: spread."""
+    """One of auto (compact for a gpu-training pool of more than one node whose instance type allows it, set
+    when the pool is created; spread otherwise), spread, compact. Default: auto."""
     custom_capacity: NotRequired[dict[str, CustomCapacity]]
     """Capacity of instance types missing from the instance table, by type name. Default: none."""
     provisioner: NotRequired[str]
@@ -147,6 +148,9 @@ class Pool(TypedDict):
     """Options of a Karpenter pool. Default: none (Karpenter's defaults as documented on KarpenterOptions)."""
     gpu_sharing: NotRequired[GpuSharing]
     """How a gpu-inference pool shares its GPUs. Default: none (whole GPUs)."""
+    network_topology: NotRequired[str]
+    """gpu-training pools only: one of auto (the pool's Kueue flavor points at the cloud's Topology where the
+    cloud labels every node with its network position), off. Default: auto for gpu-training."""
     warm: NotRequired[Warm]
     """Spare replicas kept ready on a gpu-inference pool (a CapacityBuffer or placeholder pods). Default: none."""
     repair: NotRequired[Repair]

@@ -76,7 +76,7 @@ def gpu_fits(report: PlacementReport) -> list[GpuFit]:
     for summary in report.summaries:
         workload = summary.workload
         if is_placeholder(workload):
-            continue  # it holds a GPU for a model server, it serves no model (section 9)
+            continue  # it holds a GPU for a model server, it serves no model (section 9.4)
         for template in workload.templates:
             # Whole, shared or MIG GPUs, or a DRA GPU claim; a request unknown at preview is not judged.
             if report.requests_gpu(template) is not True:

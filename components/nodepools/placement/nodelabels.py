@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from nodepools import vocabulary as v
+from nodepools.clouds.topology import is_topology_label
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.inventory.tri import Tri
@@ -69,7 +70,7 @@ class NodeLabels:
         if key in self.known:
             if key == LABEL_HOSTNAME:
                 return f"node label {key} is each node's own identity"
-            if key in _PER_NODE or key in _BETA_ALIASES:
+            if key in _PER_NODE or key in _BETA_ALIASES or is_topology_label(key):
                 return f"node label {key} is set per node at run time"
             return f"the pool's label {key} is unknown until the update runs"
         source = next((p for p in self.sources if key.startswith(p)), None)

@@ -1,4 +1,4 @@
-"""Which pools keep warm capacity, and which pools a workload reaches (docs/design.md section 9).
+"""Which pools keep warm capacity, and which pools a workload reaches (docs/design.md section 9.4).
 
 A pool is warm when a warm source (``nodepools.inventory.autoscaling.warm_sources``: a
 CapacityBuffer's pod template, a placeholder Deployment) holds at least one slot, requests

@@ -180,6 +180,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
     from nodepools.plan.findings import locate
     from nodepools.plan.report import build_report
     from nodepools.plan.run import run_stack, with_workloads
+    from nodepools.plan.training import training_report
 
     project = load_project(args.project_dir) if args.project_dir else find_project()
     stack_run = run_stack(project, args.stack)
@@ -198,6 +199,8 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
                           for line, loc in zip(failed.error.lines, failed.error.locations)]
         plan["error"] = {"kind": "program", "lines": [e["message"] for e in plan["errors"]]}
     judged = with_workloads(stack_run, apps)
+    if plan["error"] is None:
+        plan["training"] = training_report(judged)
     if plan["error"] is None and not args.no_policy:
         config = None
         try:

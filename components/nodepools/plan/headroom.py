@@ -1,4 +1,4 @@
-"""The plan's warm capacity (docs/design.md section 9): per gpu-inference pool what keeps it warm,
+"""The plan's warm capacity (docs/design.md section 9.4): per gpu-inference pool what keeps it warm,
 per autoscaled model server the expected wait for a new replica with and without warm capacity.
 
 The same readings as ``inference-scale-headroom`` (``policies.rules_inference``): warm

@@ -23,6 +23,11 @@ def wrap(text: str, width: int, indent: str = "", hanging: str | None = None) ->
                          break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
 
 
+def _indented(lines: list[str], width: int) -> list[str]:
+    """Preformatted lines wrapped to ``width``, each keeping its own indent."""
+    return [ln for line in lines for ln in wrap(line.strip(), width, line[:len(line) - len(line.lstrip())])]
+
+
 def _table(headers: list[str], rows: list[list[str]], sep: str = "  ") -> list[str]:
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
     fmt = sep.join(f"{{:<{w}}}" for w in widths)
@@ -199,6 +204,8 @@ def render(plan: dict[str, Any], width: int = 100) -> str:
         out += ["", *_policy(plan["policy"], width, plan.get("project_dir"))]
     if plan.get("placement"):
         out += ["", *_placement(plan["placement"], width)]
+    if plan.get("training") and plan["training"]["text"]:
+        out += ["", *_indented(plan["training"]["text"], width)]
     if plan.get("headroom"):
         out += ["", *_headroom(plan["headroom"], width)]
     if plan.get("notes"):

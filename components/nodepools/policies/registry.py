@@ -17,6 +17,7 @@ from nodepools.policies import rules_placement as place
 from nodepools.policies import rules_platform as plat
 from nodepools.policies import rules_pools as pools
 from nodepools.policies import rules_tolerations as tol
+from nodepools.policies import rules_topology as topo
 from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
 from nodepools.policies.base import PolicySpec
@@ -126,7 +127,13 @@ POLICIES: tuple[PolicySpec, ...] = (
        "slice) holds the model, and not only pools with more than 4x its memory. Fix: select a GPU that fits, or a "
        "smaller GPU, time-sliced pool or MIG slice.", MEDIUM, A, "stack", gpumem.check_gpu_memory_fit, ("nodeLabelSources",),
        topic="placement"),
-    # docs/design.md section 9: inference headroom and GPU node repair.
+    # docs/design.md section 9.3: training that lands together and close.
+    _p("training-topology", "A multi-pod GPU training workload admitted through a flavor with a Kueue Topology "
+       "requests a topology on each GPU pod template (kueue.x-k8s.io/podset-required-topology or "
+       "podset-preferred-topology), at a level that Topology has. Fix: annotate the pod templates "
+       "kueue.x-k8s.io/podset-preferred-topology with a level of the Topology.", MEDIUM, A, "stack",
+       topo.check_training_topology, topic="workloads"),
+    # docs/design.md sections 9.4 and 9.5: inference headroom and GPU node repair.
     _p("inference-scale-headroom", "An autoscaled gpu-inference workload (an HPA, a KEDA ScaledObject, or a KServe "
        "InferenceService with maxReplicas > minReplicas) can land on a pool that keeps warm capacity (a "
        "CapacityBuffer or a placeholder Deployment that lands there, or a pool whose min equals its max); else the "

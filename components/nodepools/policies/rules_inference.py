@@ -1,4 +1,4 @@
-"""Inference that keeps up with load, and GPU nodes that repair themselves (docs/design.md section 9).
+"""Inference that keeps up with load, and GPU nodes that repair themselves (docs/design.md sections 9.4, 9.5).
 
 - ``inference-scale-headroom``: an autoscaled gpu-inference workload whose every pool is
   cold waits, for the first replicas of a spike, for a GPU node to start and the model to
@@ -51,7 +51,7 @@ def autoscaled_inference(stack: StackView) -> list[tuple[Res, Workload, Any, Tri
             continue
         workload, scaled, why = read
         pool_class = resolve_class(workload, stack.placement_stack.namespace_labels)
-        # An InferenceService with no class that requests a GPU is gpu-inference (section 9).
+        # An InferenceService with no class that requests a GPU is gpu-inference (section 9.6).
         inference = requests_gpu(workload.templates[0].spec, stack.placement_stack.dra) if pool_class is None \
             else _class_is_inference(pool_class)
         member = and3((inference, scaled))

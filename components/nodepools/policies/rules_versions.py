@@ -7,11 +7,12 @@ import re
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
+from nodepools.inventory.gangs import is_native_scheduling_type
 from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
 from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView
-from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE, DRA_V1, NATIVE_SIDECARS, Feature, minor
+from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE, DRA_V1, NATIVE_GANG, NATIVE_SIDECARS, Feature, minor
 
 # Where each cluster type states its Kubernetes version (the provider's input name).
 VERSION_FIELD = {v.TYPE_EKS_CLUSTER: "version", v.TYPE_GKE_CLUSTER: "minMasterVersion"}
@@ -48,6 +49,8 @@ def _dra_uses(res: Res) -> Iterator[tuple[Feature, str]]:
 def _pod_uses(spec: Any, where: str) -> Iterator[tuple[Feature, str]]:
     if as_list(dig(spec, "resourceClaims")):
         yield DRA_V1, f"{where}.resourceClaims"
+    if isinstance(dig(spec, "schedulingGroup"), dict):
+        yield NATIVE_GANG, f"{where}.schedulingGroup"
     for i, container in enumerate(as_list(dig(spec, "initContainers"))):
         if as_dict(container).get("restartPolicy") == "Always":
             yield NATIVE_SIDECARS, f"{where}.initContainers[{i}].restartPolicy"
@@ -79,6 +82,8 @@ def check_cluster_version(stack: StackView, settings: Settings) -> Iterator[Find
     for res in stack.resources:
         uses += [(res, res.k8s_namespace if res.type != v.TYPE_DRA_DEVICE_CLASS else None, f, path)
                  for f, path in _dra_uses(res)]
+        if is_native_scheduling_type(res.type):
+            uses.append((res, res.k8s_namespace, NATIVE_GANG, "apiVersion"))
     for res, namespace, feature, path in uses:
         key = owner.get(res.urn)
         if key is None or is_unknown(key):

@@ -10,6 +10,8 @@ import math
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
+from nodepools.inventory.dra import DraIndex
+from nodepools.inventory.gangs import gang_of, pod_group_policies
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
@@ -26,8 +28,6 @@ _CLASSES = ", ".join(c.value for c in v.PoolClass)
 # any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md section 6).
 GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob")
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
-# Native gang scheduling: the pod's scheduling group (1.36+) or workload reference (1.35), KEP-4671.
-NATIVE_GANG_FIELDS = ("schedulingGroup", "workloadRef")
 # Kubernetes probe defaults (initialDelaySeconds, periodSeconds, failureThreshold).
 PROBE_DEFAULTS = (0.0, 10.0, 3.0)
 
@@ -112,12 +112,15 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
                                   "throttled before lower classes", "set cpu and memory limits equal to requests")
 
 
-def _has_gang(ref: WorkloadRef) -> Tri:
-    """A gang label or native scheduling group is set (UNKNOWN when one could be, unseen)."""
-    keys = (v.LABEL_KUEUE_QUEUE, v.LABEL_COSCHEDULING_POD_GROUP)
-    found = [ref.workload.label(k) for k in keys]
-    found += [dig(t.spec, f) for t in ref.workload.templates for f in NATIVE_GANG_FIELDS]
-    return or3(UNKNOWN if is_unknown(x) else x is not None for x in found)
+def gang_member(ref: WorkloadRef, dra: DraIndex) -> Tri:
+    """A workload ``gang-scheduling`` judges by kind and GPU (docs/design.md section 6): a gang
+    kind, or any kind but a node agent of class gpu-training, that requests a GPU. Whether it
+    has more than one pod is the caller's to ask (``pod_count``)."""
+    workload = ref.workload
+    if workload.kind in NODE_AGENT_KINDS:
+        return False
+    member = True if workload.kind in GANG_KINDS else _in(ref, (v.PoolClass.GPU_TRAINING,))
+    return and3((member, or3(requests_gpu(t.spec, dra) for t in workload.templates)))
 
 
 @one_per_resource
@@ -125,16 +128,16 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
     """A multi-pod workload that requests a GPU uses Kueue, coscheduling or the native scheduling
     group (docs/design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
     gpu-training workload of several pods; DaemonSets are node agents, never a gang)."""
+    pod_groups = pod_group_policies(stack.resources)
     for ref in stack.workloads:
         workload = ref.workload
         if workload.kind in NODE_AGENT_KINDS:
             continue
-        gang = _has_gang(ref)
-        if gang is True:
+        found = gang_of(workload, pod_groups)
+        if found.mechanism is not None and not is_unknown(found.mechanism):
             continue
-        member = True if workload.kind in GANG_KINDS else _in(ref, (v.PoolClass.GPU_TRAINING,))
-        gpu = or3(requests_gpu(t.spec, stack.dra) for t in workload.templates)
-        member = and3((member, gpu))
+        gang: Tri = UNKNOWN if is_unknown(found.mechanism) else False
+        member = gang_member(ref, stack.dra)
         if member is False:
             continue
         pods = workload.pod_count
@@ -147,8 +150,10 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                           "whether it requests a GPU (or its class) is unknown")
         elif pods > 1:
-            yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and no gang label or scheduling "
-                          "group, so they start one by one: a partial gang holds GPUs while it waits for the rest",
+            what = (f"its native scheduling group {found.detail}" if found.detail else
+                    "no gang label or scheduling group")
+            yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and {what}, so they start one by one: "
+                          "a partial gang holds GPUs while it waits for the rest",
                           f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "
                           f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
 

@@ -147,7 +147,7 @@ class StackView:
     @cached_property
     def workloads(self) -> list[WorkloadRef]:
         """Every workload but warm-capacity placeholders: those are judged by ``schedulable``
-        only (docs/design.md section 9), which reads ``all_workloads``."""
+        only (docs/design.md section 9.4), which reads ``all_workloads``."""
         return [ref for ref in self.all_workloads if not is_placeholder(ref.workload)]
 
     @cached_property

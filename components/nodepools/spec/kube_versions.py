@@ -15,6 +15,13 @@ default (managed control planes never enable alpha gates). Read by the
 - Native sidecar containers (an init container with ``restartPolicy: Always``):
   beta and on by default in 1.29, GA in 1.33 (kubernetes/enhancements:
   keps/sig-node/753-sidecar-containers/kep.yaml).
+- Native gang scheduling (pods naming a ``scheduling.k8s.io`` PodGroup in
+  ``spec.schedulingGroup``): the minor that serves the API is 1.36 (``v1alpha2``;
+  kubernetes/enhancements: keps/sig-scheduling/4671-gang-scheduling/kep.yaml, alpha v1.35 with
+  ``spec.workloadRef``, beta v1.37; keps/sig-scheduling/5832-decouple-podgroup-api, alpha
+  v1.36). The one exception to "usable": at 1.36 it is alpha behind the ``GenericWorkload``
+  gate, which EKS and GKE standard clusters do not turn on; that is a note in the plan, not
+  a verdict (docs/design.md section 9.3).
 """
 from __future__ import annotations
 
@@ -44,7 +51,9 @@ DRA_EXTENDED_RESOURCE = Feature("dra-extended-resource", "DRA extended resource 
                                 "1.36", "kubernetes/enhancements: keps/sig-scheduling/5004-dra-extended-resource")
 NATIVE_SIDECARS = Feature("native-sidecars", "native sidecar containers (init container restartPolicy: Always)",
                           "1.29", "kubernetes/enhancements: keps/sig-node/753-sidecar-containers")
-FEATURES: tuple[Feature, ...] = (DRA_V1, DRA_EXTENDED_RESOURCE, NATIVE_SIDECARS)
+NATIVE_GANG = Feature("native-gang", "native gang scheduling (a scheduling.k8s.io PodGroup, pod spec.schedulingGroup)",
+                      "1.36", "kubernetes/enhancements: keps/sig-scheduling/4671-gang-scheduling")
+FEATURES: tuple[Feature, ...] = (DRA_V1, DRA_EXTENDED_RESOURCE, NATIVE_SIDECARS, NATIVE_GANG)
 
 
 def minor(version: str) -> tuple[int, int]:

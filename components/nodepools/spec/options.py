@@ -4,7 +4,7 @@ its warm capacity and its node repair.
 Models only (``spec/pool_fields.py`` holds them as fields): the rules that tie them to the
 rest of a pool, and what follows from them, are ``nodepools.spec.sharing``,
 ``nodepools.spec.karpenter`` (docs/design.md section 7), ``nodepools.spec.warm`` and
-``nodepools.spec.repair`` (section 9).
+``nodepools.spec.repair`` (sections 9.4, 9.5).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from nodepools import vocabulary as v
 from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.options import GpuSharing, KarpenterOptions, NodeRepair, WarmCapacity
-from nodepools.spec.presets import PlacementStrategy, preset, preset_default
+from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset, preset_default
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
 MAX_NODES_LIMIT = 1000
@@ -71,13 +71,18 @@ class PoolFields(StrictModel):
     labels: dict[str, str] = Field(default_factory=dict)
     taints: list[Taint] = Field(default_factory=list)
     dedicated: bool = False
-    placement: PlacementStrategy = PlacementStrategy.SPREAD
+    placement: PlacementStrategy = Field(PlacementStrategy.AUTO, description=(
+        "auto (default: compact for a gpu-training pool of more than one node where the instance type allows it, "
+        "set when the pool is created), spread or compact; nodepools.spec.presets.PlacementStrategy."))
     custom_capacity: dict[str, CustomCapacity] = Field(default_factory=dict)
     provisioner: Provisioner = Provisioner.MANAGED
     karpenter: KarpenterOptions | None = None
     # Default: none (whole GPUs); nodepools.spec.sharing.
     gpu_sharing: GpuSharing = Field(default_factory=GpuSharing)
-    # docs/design.md section 9: spare replicas kept ready (gpu-inference only; nodepools.spec.warm)
+    network_topology: NetworkTopology | None = Field(None, description=(
+        "gpu-training pools only: auto (the default for them: the flavor points at the cloud's Kueue Topology "
+        "where the cloud labels every node with its network position) or off."))
+    # docs/design.md sections 9.4 and 9.5: spare replicas kept ready (gpu-inference only; nodepools.spec.warm)
     # and node auto-repair (on for GPU pools unless opted out; nodepools.spec.repair).
     warm: WarmCapacity | None = Field(None, description="Spare replica-shaped capacity kept ready "
                                       "(gpu-inference pools only). Default: none.")

@@ -8,11 +8,12 @@ from __future__ import annotations
 from enum import Enum
 
 from nodepools import vocabulary as v
+from nodepools.vocabulary import PoolClass
 from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType
 from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.pool_fields import PoolFields
-from nodepools.spec.presets import PlacementStrategy, preset
+from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset
 from nodepools.spec.repair import check_repair
 from nodepools.spec.sharing import check_sharing
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
@@ -55,6 +56,10 @@ def check_class_rules(spec: PoolFields, problems: Problems) -> None:
     if spec.min_nodes > spec.max_nodes:
         problems.add("min_nodes", f"min_nodes ({spec.min_nodes}) must be <= max_nodes ({spec.max_nodes})",
                      spec.min_nodes)
+    if spec.network_topology is not None and spec.pool_class is not PoolClass.GPU_TRAINING:
+        problems.add("network_topology", "network_topology is for pool_class gpu-training only (allowed there: "
+                     f"{', '.join(t.value for t in NetworkTopology)}); this pool's pool_class is "
+                     f"{spec.pool_class.value}: remove network_topology", spec.network_topology.value)
     if spec.placement is PlacementStrategy.COMPACT:
         if not rules.compact_placement_allowed:
             problems.add("placement", f"placement 'compact' is allowed for classes batch and gpu-training only, "

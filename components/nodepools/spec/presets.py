@@ -14,12 +14,26 @@ from nodepools.vocabulary import CapacityType, PoolClass
 
 
 class PlacementStrategy(str, Enum):
-    """``spread`` (default) across zones, or ``compact``: one zone, short network
-    path between nodes (AWS cluster placement group / GKE compact placement), for
-    gang-scheduled training whose collectives are latency bound."""
+    """``auto`` (default): compact for a gpu-training pool of more than one node whose
+    instance type the cloud can place compactly, set when the pool is created (a pool
+    that already exists keeps its placement; ``nodepools.clouds.topology``), spread
+    otherwise. ``spread`` across zones, or ``compact``: one zone, short network path
+    between nodes (AWS cluster placement group / GKE compact placement), for
+    gang-scheduled training whose collectives are latency bound; asked for explicitly
+    it is applied to an existing pool too, which replaces it."""
 
+    AUTO = "auto"
     SPREAD = "spread"
     COMPACT = "compact"
+
+
+class NetworkTopology(str, Enum):
+    """Whether a gpu-training pool's flavor points at its cloud's Kueue ``Topology``:
+    ``auto`` (the default for gpu-training) where the cloud labels every node of the
+    pool with its network position, ``off`` never (docs/design.md section 9.3)."""
+
+    AUTO = "auto"
+    OFF = "off"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Node auto-repair of a pool: on by default for GPU pools, with a per-pool opt-out.
 
-docs/design.md section 9 ("GPU nodes repair themselves"). A GPU node fails more
+docs/design.md section 9.5 ("GPU nodes repair themselves"). A GPU node fails more
 often than a CPU node (an Xid error, a fallen-off-the-bus GPU, a driver that never
 comes up) and a failed one keeps its GPUs out of service until someone replaces it.
 What repairs a node is the cloud's: an EKS managed node group's

@@ -1,6 +1,6 @@
 """Warm capacity of a gpu-inference pool: spare replicas kept ready for the first seconds of a spike.
 
-docs/design.md section 9 ("Inference that keeps up with load"). A new replica on a
+docs/design.md section 9.4 ("Inference that keeps up with load"). A new replica on a
 cold pool waits for a GPU node to boot, its driver and device plugin to come up, and
 the model to load; warm capacity keeps ``replicas`` replica-shaped slots free on the
 pool, so a new replica waits for the model load only. The guardrails decide what

@@ -9,6 +9,7 @@ from collections import Counter
 
 from nodepools.backends.aws import tables
 from nodepools.backends.aws.translate import EksContext, effective_subnets
+from nodepools.clouds.topology import compact_series, compact_supported
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.vocabulary import Cloud
@@ -26,6 +27,7 @@ def eks_pool_problems(spec: PoolSpec, ctx: EksContext) -> Problems:
         problems.add("zones", "zones are not used on EKS: a managed node group is placed by its subnets; "
                      "leave zones empty and give subnet_ids (private subnets in those zones)", spec.zones)
     _check_subnets(spec, ctx, problems)
+    _check_compact_types(spec, problems)
     _check_labels(spec, problems)
     _check_taints(spec, problems)
     return problems
@@ -40,6 +42,16 @@ def _check_subnets(spec: PoolSpec, ctx: EksContext, problems: Problems) -> None:
         problems.add("placement", f"placement 'compact' needs exactly one subnet (a cluster placement group "
                      f"lives in one availability zone), but the pool would use the cluster's {len(subnets)} "
                      "subnets; set the pool's subnet_ids to one subnet", "compact")
+
+
+def _check_compact_types(spec: PoolSpec, problems: Problems) -> None:
+    if spec.placement is not PlacementStrategy.COMPACT:
+        return
+    for i, name in enumerate(spec.instance_types):
+        if not compact_supported(Cloud.AWS, name):
+            problems.add(("instance_types", i), f"placement 'compact' needs a cluster placement group, which "
+                         f"{name!r} cannot join (allowed: {compact_series(Cloud.AWS)}); choose such a type or "
+                         "placement 'spread'", name)
 
 
 def _check_labels(spec: PoolSpec, problems: Problems) -> None:

@@ -12,7 +12,6 @@ import pulumi
 import pulumi_aws as aws
 
 from nodepools.backends.aws import iam
-from nodepools.backends.aws.tables import NODE_GROUP_IGNORE_CHANGES
 from nodepools.backends.aws.translate import EksPoolPlan
 from nodepools.backends.base import RegisteredPool
 
@@ -58,7 +57,9 @@ def register_pool(plan: EksPoolPlan, parent: pulumi.Resource,
                                        opts=_opts(parent, provider))
         template_args["placement"] = {"group_name": group.name}
         extras.append(group)
-    template = aws.ec2.LaunchTemplate(f"{plan.prefix}-nodes", **template_args, opts=_opts(parent, provider))
+    template = aws.ec2.LaunchTemplate(
+        f"{plan.prefix}-nodes", **template_args,
+        opts=_opts(parent, provider, ignore_changes=list(plan.launch_template_ignore_changes) or None))
     extras.append(template)
 
     node_group = aws.eks.NodeGroup(
@@ -66,7 +67,7 @@ def register_pool(plan: EksPoolPlan, parent: pulumi.Resource,
         **{**plan.node_group, "node_role_arn": role_arn},
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         # Nodes cannot join before the role has its policies: wait for the attachments.
-        opts=_opts(parent, provider, ignore_changes=list(NODE_GROUP_IGNORE_CHANGES), depends_on=attachments),
+        opts=_opts(parent, provider, ignore_changes=list(plan.node_group_ignore_changes), depends_on=attachments),
     )
     asg_name = _asg_name(node_group, plan.prefix)
     for tag in plan.asg_tags:

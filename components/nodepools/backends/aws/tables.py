@@ -33,6 +33,9 @@ UPDATE_CONFIGS: dict[PoolClass, dict[str, int]] = {
     PoolClass.GPU_TRAINING: {"max_unavailable_percentage": 33},
 }
 
+# aws.ec2.PlacementGroup ``strategy`` of compact pools: instances close together in one zone.
+PLACEMENT_STRATEGY_CLUSTER = "cluster"
+
 # The one path the autoscaler owns. Schema (camelCase) spelling: the snake_case
 # form is silently ignored (docs/pulumi-facts.md, "Resource options").
 NODE_GROUP_IGNORE_CHANGES = ["scalingConfig.desiredSize"]

@@ -18,7 +18,9 @@ from nodepools.backends.aws.repair import node_repair_config
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.clouds.aws import CAPACITY_TYPES, accelerator_label
 from nodepools.clouds.taints import TAINT_EFFECTS
-from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.clouds.topology import choose_placement
+from nodepools.spec.pool import PoolSpec
+from nodepools.vocabulary import Cloud
 from nodepools.spec.sharing import GpuSharingMode, device_plugin_config_name
 
 
@@ -71,6 +73,10 @@ class EksPoolPlan:
     asg_tags: list[AsgTag]
     # Labels the nodes carry: the group's labels plus EKS's own capacityType label.
     node_labels: dict[str, str]
+    # Engine (camelCase) paths each resource ignores after creation: the autoscaler's desired
+    # size, and what the default compact placement sets (``compact_placement``).
+    node_group_ignore_changes: tuple[str, ...] = tuple(tables.NODE_GROUP_IGNORE_CHANGES)
+    launch_template_ignore_changes: tuple[str, ...] = ()
 
 
 def group_labels(spec: PoolSpec) -> dict[str, str]:
@@ -198,9 +204,9 @@ def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -
     }
     if (repair := node_repair_config(spec)) is not None:
         node_group["node_repair_config"] = repair
-    placement = None
-    if spec.placement is PlacementStrategy.COMPACT:
-        placement = {"strategy": "cluster", "tags": tags}
+    placement, group_ignored, template_ignored = compact_placement(spec, node_group)
+    if placement is not None:
+        placement["tags"] = tags
     role = None
     if ctx.node_role_arn is None:
         role = NodeRolePlan(f"{prefix}-node-role", iam.node_trust_policy(),
@@ -213,4 +219,30 @@ def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -
         node_role=role,
         asg_tags=autoscaler_tags(prefix, spec, template_labels, ctx.cluster_name),
         node_labels=template_labels,
+        node_group_ignore_changes=(*tables.NODE_GROUP_IGNORE_CHANGES, *group_ignored),
+        launch_template_ignore_changes=template_ignored,
     )
+
+
+def compact_placement(spec: PoolSpec, node_group: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...],
+                                                                             tuple[str, ...]]:
+    """The cluster placement group of a compact pool (None when spread), narrowing
+    ``node_group``'s subnets where the default needs one, and the paths the node group
+    and the launch template then ignore after creation. A placement group lives in one
+    availability zone: an explicit compact pool has one subnet (``checks``); the default
+    takes the first of the cluster's subnets, or stays spread when the pool names several
+    of its own. What the default sets is set at creation only, so a node group that
+    exists keeps its subnets (changing them replaces a node group) and its template."""
+    choice = choose_placement(spec, Cloud.AWS)
+    if not choice.compact:
+        return None, (), ()
+    if not choice.by_default:
+        return {"strategy": tables.PLACEMENT_STRATEGY_CLUSTER}, (), ()
+    subnets = node_group["subnet_ids"]
+    if spec.subnet_ids and len(subnets) > 1:
+        return None, (), ()
+    group_ignored: tuple[str, ...] = ()
+    if len(subnets) > 1:
+        node_group["subnet_ids"] = subnets[:1]
+        group_ignored = ("subnetIds",)
+    return {"strategy": tables.PLACEMENT_STRATEGY_CLUSTER}, group_ignored, ("placement",)

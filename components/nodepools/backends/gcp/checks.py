@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.context import GkeContext, zone_error
 from nodepools.clouds import gcp as gke
+from nodepools.clouds.topology import compact_series, compact_supported
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.vocabulary import Cloud
@@ -82,7 +82,7 @@ def _check_compact(spec: PoolSpec, ctx: GkeContext, problems: Problems, machine_
             f"the cluster location {ctx.location} is a region"
         problems.add("zones", f"placement 'compact' on GKE needs exactly one zone ({where}); "
                      f"give one zone of {ctx.region} in zones", spec.zones)
-    family = tables.machine_family(spec.instance_types[0])
-    if machine_ok and family in tables.COMPACT_UNSUPPORTED_FAMILIES:
-        problems.add("placement", f"placement 'compact' is not supported on {family} machine types on GKE "
-                     "(use spread, or a family with placement policies such as n2, c3, a2, a3)", "compact")
+    machine = spec.instance_types[0]
+    if machine_ok and not compact_supported(Cloud.GCP, machine):
+        problems.add("placement", f"placement 'compact' is not supported on {machine} on GKE (allowed: "
+                     f"{compact_series(Cloud.GCP)}); use placement 'spread' or such a machine type", "compact")

@@ -50,9 +50,6 @@ _HYPERDISK_ONLY_FAMILIES = frozenset({
 DISK_PD_BALANCED = "pd-balanced"
 DISK_HYPERDISK_BALANCED = "hyperdisk-balanced"
 
-# E2 VMs take no placement policy, so GKE cannot place them compactly.
-COMPACT_UNSUPPORTED_FAMILIES = frozenset({"e2"})
-
 # Container-Optimized OS: read-only root file system, minimal surface; the
 # LATEST driver version is a COS driver (docs/kubernetes-facts.md section 2).
 IMAGE_TYPE = "COS_CONTAINERD"

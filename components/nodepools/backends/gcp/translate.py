@@ -20,10 +20,11 @@ from nodepools.backends.gcp.checks import pool_problems
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.clouds import gcp as gke
 from nodepools.clouds.taints import TAINT_EFFECTS
-from nodepools.spec.pool import PlacementStrategy, PoolSpec
+from nodepools.clouds.topology import choose_placement
+from nodepools.spec.pool import PoolSpec
 from nodepools.spec.repair import repair_enabled
 from nodepools.spec.sharing import GpuSharingMode
-from nodepools.vocabulary import CapacityType
+from nodepools.vocabulary import CapacityType, Cloud
 
 # The autoscaler owns the node count; a changed initialNodeCount would even
 # recreate the pool (docs/kubernetes-facts.md section 2). Engine spelling (camelCase):
@@ -72,15 +73,16 @@ def translate_checked(spec: PoolSpec, ctx: GkeContext) -> NodePoolPlan:
         "upgrade_settings": _upgrade_settings(spec),
         "node_config": _node_config(spec, ctx, spot),
     }
-    zones = _node_locations(spec, ctx)
+    zones, compact_ignored = _placement(spec, ctx)
     if zones:
         args["node_locations"] = zones
-    if spec.placement is PlacementStrategy.COMPACT:
+    if compact_ignored is not None:
         args["placement_policy"] = {"type": tables.PLACEMENT_COMPACT}
     if ctx.private_nodes is not None:
         args["network_config"] = {"enable_private_nodes": ctx.private_nodes}
     return NodePoolPlan(
-        name=spec.name, args=args, ignore_changes=IGNORE_CHANGES, node_labels=gke_node_labels(spec, ctx),
+        name=spec.name, args=args, ignore_changes=(*IGNORE_CHANGES, *(compact_ignored or ())),
+        node_labels=gke_node_labels(spec, ctx),
         node_roles=ctx.node_roles, account_display_name=f"nodepools {spec.name} nodes",
         account_description=f"Node service account of the {spec.pool_class.value} node pool {spec.name!r} "
                             f"in {ctx.location} (managed by nodepools)",
@@ -184,14 +186,26 @@ def _accelerator(spec: PoolSpec) -> str | None:
     return gke.accelerator_type(spec.gpu_model, spec.instance_types[0])
 
 
-def _node_locations(spec: PoolSpec, ctx: GkeContext) -> list[str]:
-    if spec.zones:
-        return list(spec.zones)
-    if spec.placement is PlacementStrategy.COMPACT:
-        # Pin the one zone the compact check found, so a later change of the
-        # cluster's zones never moves (or spreads) the placement group.
-        return list(ctx.zones_for(spec.zones))
-    return []
+def _placement(spec: PoolSpec, ctx: GkeContext) -> tuple[list[str], tuple[str, ...] | None]:
+    """The pool's node locations, and for a compact pool the paths it ignores after creation
+    (None: spread). A compact pool is pinned to its one zone, so a later change of the
+    cluster's zones never moves or spreads it; an explicit compact pool has one zone
+    (``checks``), the default takes the first of the cluster's zones, or stays spread when
+    the pool names several of its own or no zone is known. GKE sets compact placement only
+    on a pool it creates, so what the default sets is ignored afterwards: a pool that
+    exists keeps its placement and its zones."""
+    own = list(spec.zones)
+    choice = choose_placement(spec, Cloud.GCP)
+    if not choice.compact:
+        return own, None
+    zones = list(ctx.zones_for(spec.zones))
+    if not choice.by_default:
+        return zones, ()
+    if (own and len(own) > 1) or not zones:
+        return own, None
+    if own or (ctx.is_zonal and not ctx.default_zones):  # already one zone: nothing to pin
+        return own, ("placementPolicy",)
+    return zones[:1], ("placementPolicy", "nodeLocations")
 
 
 def _upgrade_settings(spec: PoolSpec) -> dict[str, Any]:

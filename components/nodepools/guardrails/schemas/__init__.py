@@ -18,6 +18,9 @@ FILES = (
     "karpenter.sh_nodepools.json",
     "karpenter.k8s.aws_ec2nodeclasses.json",
     "monitoring.googleapis.com_clusterrules.json",
+    "kueue.x-k8s.io_topologies.json",
+    "kueue.x-k8s.io_admissionchecks.json",
+    "kueue.x-k8s.io_provisioningrequestconfigs.json",
     "autoscaling.x-k8s.io_capacitybuffers_v1alpha1.json",
     "autoscaling.x-k8s.io_capacitybuffers_v1beta1.json",
 )

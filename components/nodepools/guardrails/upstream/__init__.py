@@ -50,3 +50,13 @@ def capacity_buffer_crd(image: str) -> dict[str, Any] | None:
 def chart(name: str) -> dict[str, Any]:
     """``version``, ``app_version``, ``keys`` (the values.yaml key tree) and ``_source`` of a chart."""
     return load(f"chart_{name}.json")
+
+
+def provisioning_crd() -> dict[str, Any]:
+    """The ProvisioningRequest CRD (autoscaling.x-k8s.io) of the newest supported autoscaler release."""
+    return load("crd_provisioningrequests.json")["crd"]
+
+
+def kueue_gates() -> dict[str, list[dict[str, Any]]]:
+    """Kueue's feature gates at the pinned release: gate -> its stages (version, default, stage)."""
+    return load("kueue_features.json")["gates"]

@@ -1,0 +1,97 @@
+"""Which gang mechanism a workload uses, read from the workload and the PodGroups of the stack.
+
+One reader for ``gang-scheduling`` and the plan (docs/design.md sections 2 and 9.3):
+
+- Kueue: the ``kueue.x-k8s.io/queue-name`` label (the pod templates', else the workload's);
+- coscheduling: the ``scheduling.x-k8s.io/pod-group`` label;
+- the native scheduling group (``scheduling.k8s.io`` Workload API, KEP-4671): a pod's
+  ``spec.schedulingGroup.podGroupName`` (1.36, ``v1alpha2``) or ``spec.workloadRef`` (1.35,
+  ``v1alpha1``). A PodGroup of the stack whose ``schedulingPolicy`` is ``basic`` schedules its
+  pods one by one: naming it is no gang. Every PodGroup states its policy
+  (``PodGroupSpec.schedulingPolicy`` is required; kubernetes-validate 1.36 schema
+  podgroupspec-scheduling-v1alpha2), so a PodGroup of the stack decides; one the stack does
+  not hold (made by a controller from a Workload's template) is taken as a gang.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from nodepools import vocabulary as v
+from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, plain
+from nodepools.inventory.workloads import Workload
+
+KUEUE = "Kueue"
+COSCHEDULING = "coscheduling"
+NATIVE = "native scheduling group"
+
+
+@dataclass(frozen=True)
+class Gang:
+    """``mechanism``: one of the names above, None (no gang) or UNKNOWN (preview cannot tell);
+    ``detail``: what names it (the queue, the pod group), or why a native group is no gang."""
+
+    mechanism: Any
+    detail: str = ""
+
+
+def is_native_scheduling_type(resource_type: str) -> bool:
+    return resource_type.startswith(v.TYPE_NATIVE_SCHEDULING_PREFIX) and \
+        resource_type.rsplit(":", 1)[-1] in v.NATIVE_GANG_KINDS
+
+
+def pod_group_policies(resources: Iterable[Any]) -> dict[tuple[str, str], Any]:
+    """(namespace, name) -> "gang", "basic" or UNKNOWN for every PodGroup in ``resources``
+    (anything with ``type`` and ``props``, as the engine sends them)."""
+    out: dict[tuple[str, str], Any] = {}
+    for res in resources:
+        if not is_native_scheduling_type(res.type) or not res.type.endswith(":PodGroup"):
+            continue
+        props = plain(res.props)
+        name, namespace = dig(props, "metadata", "name"), dig(props, "metadata", "namespace")
+        if not isinstance(name, str):
+            continue
+        policy = dig(props, "spec", "schedulingPolicy")
+        kind = UNKNOWN if is_unknown(policy) else ("gang" if "gang" in as_dict(policy) else "basic")
+        out[(namespace if isinstance(namespace, str) else "default", name)] = kind
+    return out
+
+
+def _native(workload: Workload, pod_groups: dict[tuple[str, str], Any]) -> Gang | None:
+    for template in workload.templates:
+        group = dig(template.spec, "schedulingGroup")
+        if is_unknown(group):
+            return Gang(UNKNOWN)
+        name = dig(group, "podGroupName")
+        if is_unknown(name):
+            return Gang(UNKNOWN)
+        if isinstance(name, str) and name:
+            policy = pod_groups.get((workload.namespace if isinstance(workload.namespace, str) else "", name), "gang")
+            if is_unknown(policy):
+                return Gang(UNKNOWN, f"PodGroup '{name}'")
+            if policy == "basic":
+                return Gang(None, f"names PodGroup '{name}', whose schedulingPolicy is basic (no gang)")
+            return Gang(NATIVE, f"PodGroup '{name}'")
+        reference = dig(template.spec, "workloadRef")
+        if is_unknown(reference):
+            return Gang(UNKNOWN)
+        if reference is not None:
+            return Gang(NATIVE, f"Workload '{dig(reference, 'name')}' (1.35 workloadRef)")
+    return None
+
+
+def gang_of(workload: Workload, pod_groups: dict[tuple[str, str], Any]) -> Gang:
+    """The workload's gang mechanism (labels first, then the native scheduling group)."""
+    unknown = False
+    for key, mechanism in ((v.LABEL_KUEUE_QUEUE, KUEUE), (v.LABEL_COSCHEDULING_POD_GROUP, COSCHEDULING)):
+        value = workload.label(key)
+        if is_unknown(value):
+            unknown = True
+        elif value is not None:
+            return Gang(mechanism, f"{key}: {value}")
+    native = _native(workload, pod_groups)
+    if native is not None and native.mechanism is not None:
+        return native
+    if unknown:
+        return Gang(UNKNOWN)
+    return native or Gang(None)
