@@ -97,6 +97,7 @@ spec:
     subresources: {status: {}}
     schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {replicas: {type: integer}}},
                                                           status: {type: object}}}}
+"""
 PROVREQ_CRD = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"
 PROVREQ_CRD_YAML = """apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
