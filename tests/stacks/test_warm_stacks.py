@@ -25,8 +25,16 @@ def autoscaler_args(run, prefix):
     return by_name(run, HELM)[f"{prefix}-guardrails-cluster-autoscaler"]["values"]["extraArgs"]
 
 
-def test_aws_prod_keeps_a_placeholder_on_its_inference_pool_at_1_33(stack_runs):
-    run = stack_runs["aws-prod"]
+def at_minor(stack_config, run_stack, stack, minor):
+    config = stack_config(stack)
+    config["nodepools:cluster"]["kubernetes_version"] = minor
+    run, error = run_stack(config)
+    assert error is None
+    return run
+
+
+def test_aws_prod_keeps_a_placeholder_on_its_inference_pool_at_1_33(stack_config, run_stack):
+    run = at_minor(stack_config, run_stack, "aws-prod", "1.33")
     (placeholder,) = by_name(run, DEPLOYMENT).values()
     assert placeholder["metadata"]["namespace"] == "nodepools-warm" and placeholder["spec"]["replicas"] == 1.0
     pod = placeholder["spec"]["template"]["spec"]
@@ -41,10 +49,7 @@ def test_aws_prod_keeps_a_placeholder_on_its_inference_pool_at_1_33(stack_runs):
 
 
 def test_aws_prod_renders_a_capacity_buffer_and_the_autoscaler_flags_from_1_35(stack_config, run_stack):
-    config = stack_config("aws-prod")
-    config["nodepools:cluster"]["kubernetes_version"] = "1.35"
-    run, error = run_stack(config)
-    assert error is None
+    run = at_minor(stack_config, run_stack, "aws-prod", "1.35")
     (buffer,) = run.of_type(BUFFER)
     assert buffer.inputs["spec"] == {"provisioningStrategy": "buffer.x-k8s.io/active-capacity",
                                      "podTemplateRef": {"name": "nodepools-warm-inference"}, "replicas": 1.0}
@@ -80,16 +85,13 @@ def test_aws_karpenter_turns_both_gates_on_and_buffers_its_warm_pool(stack_confi
     assert release.urn in buffer.dependencies and buffer_crds(run) == []
 
 
-def test_gcp_dev_repairs_every_pool_and_keeps_warm_capacity_the_gke_way(stack_runs, stack_config, run_stack):
-    run = stack_runs["gcp-dev"]
+def test_gcp_dev_repairs_every_pool_and_keeps_warm_capacity_the_gke_way(stack_config, run_stack):
+    run = at_minor(stack_config, run_stack, "gcp-dev", "1.33")
     assert {name: pool["management"] for name, pool in by_name(run, v.TYPE_GKE_NODE_POOL).items()} == {
         f"np-gcp-dev-{p}": {"autoRepair": True, "autoUpgrade": True} for p in ("system", "batch", "inference", "training")}
     # 1.33: placeholders (GKE serves buffers from 1.35); GKE runs its own autoscaler, so no release to configure.
     assert [r.inputs["metadata"]["name"] for r in run.of_type(DEPLOYMENT)] == ["nodepools-warm-inference"]
     assert "np-gcp-dev-guardrails-cluster-autoscaler" not in by_name(run, HELM)
-    config = stack_config("gcp-dev")
-    config["nodepools:cluster"]["kubernetes_version"] = "1.35"
-    newer, error = run_stack(config)
-    assert error is None
+    newer = at_minor(stack_config, run_stack, "gcp-dev", "1.35")
     assert [r.inputs["metadata"]["name"] for r in newer.of_type(BUFFER)] == ["nodepools-warm-inference"]
     assert buffer_crds(newer) == [] and newer.of_type(DEPLOYMENT) == []
