@@ -26,12 +26,14 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import upstream_facts as facts  # noqa: E402
+import yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "components" / "nodepools" / "guardrails"
 LICENSE = "Apache-2.0"
 REPOS = {"autoscaler": "kubernetes/autoscaler", "kueue": "kubernetes-sigs/kueue",
-         "nvidia": "NVIDIA/k8s-device-plugin", "gmp": "GoogleCloudPlatform/prometheus-engine"}
+         "nvidia": "NVIDIA/k8s-device-plugin", "gmp": "GoogleCloudPlatform/prometheus-engine",
+         "karpenter": "aws/karpenter-provider-aws"}
 KUEUE_CRDS = ("resourceflavors", "clusterqueues", "localqueues", "topologies", "admissionchecks",
               "provisioningrequestconfigs")
 KUEUE_FEATURES = "pkg/features/kube_features.go"
@@ -40,6 +42,8 @@ PROVISIONING_CRD = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_prov
 GMP_CRDS = ("clusterrules",)
 # The autoscaler's flags moved from main.go to config/flags/flags.go in 1.35.
 AUTOSCALER_FLAG_FILES = ("cluster-autoscaler/config/flags/flags.go", "cluster-autoscaler/main.go")
+# The CapacityBuffer CRD (warm capacity, docs/design.md section 9): from 1.34 (v1alpha1; v1beta1 from 1.35).
+CAPACITY_BUFFER_CRD = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_capacitybuffers.yaml"
 
 
 class Git:
@@ -64,6 +68,13 @@ class Git:
                 return path, self.show(ref, path)
         raise FileNotFoundError(f"none of {', '.join(paths)} at {ref} in {self.git_dir}")
 
+    def ls(self, ref: str, directory: str) -> list[str]:
+        """The paths of the entries of ``directory`` at ``ref``."""
+        return [f"{directory}/{name}" for name in sorted(self._run("ls-tree", "--name-only", f"{ref}:{directory}").split())]
+
+    def has(self, ref: str, path: str) -> bool:
+        return bool(self._run("ls-tree", "--name-only", ref, "--", path).strip())
+
     def commit(self, ref: str) -> str:
         return self._run("rev-parse", f"{ref}^{{commit}}").strip()
 
@@ -78,7 +89,8 @@ def _pins() -> dict[str, Any]:
     from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
     charts = ChartVersions()
     return {"minors": list(SUPPORTED_KUBERNETES_VERSIONS), "autoscaler_chart": charts.cluster_autoscaler,
-            "kueue": charts.kueue, "nvidia": charts.nvidia_device_plugin, "gmp": upstream.GMP_RELEASE}
+            "kueue": charts.kueue, "nvidia": charts.nvidia_device_plugin, "gmp": upstream.GMP_RELEASE,
+            "karpenter": charts.karpenter}
 
 
 def autoscaler_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +106,9 @@ def autoscaler_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
     chart_dir = "cluster-autoscaler/charts/cluster-autoscaler"
     chart = facts.chart_facts(git.show(chart_ref, f"{chart_dir}/Chart.yaml"), git.show(chart_ref, f"{chart_dir}/values.yaml"))
     chart["template_flags"] = facts.chart_template_flags(git.show(chart_ref, f"{chart_dir}/templates/deployment.yaml"))
+    chart["clusterrole_rules"] = facts.clusterrole_rules(git.show(chart_ref, f"{chart_dir}/templates/clusterrole.yaml"))
     return {
+        **capacity_buffer_files(git, releases),
         "autoscaler_releases.json": {
             "_source": {"repository": repo, "ref": "tags cluster-autoscaler-MAJOR.MINOR.PATCH (highest patch per "
                         "supported minor)", "license": LICENSE},
@@ -115,6 +129,61 @@ def autoscaler_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
                                for t in releases.values()},
             "crd": yaml.safe_load(git.show(newest, PROVISIONING_CRD))},
     }
+
+
+def capacity_buffer_files(git: Git, releases: dict[str, str]) -> dict[str, Any]:
+    """Per release that has it, the whole CapacityBuffer CRD (the guardrails install it where
+    cluster-autoscaler serves the buffers: its chart ships no CRDs), and the trimmed schema of
+    each served version for offline validation: v1alpha1 from the oldest release serving it
+    (the one whose controller speaks it), v1beta1 from the newest."""
+    repo, out, serving = REPOS["autoscaler"], {}, {}
+    ordered = sorted(releases.values(), key=lambda t: tuple(map(int, facts.image_tag(t)[1:].split("."))))
+    for tag in ordered:
+        if not git.has(tag, CAPACITY_BUFFER_CRD):
+            continue
+        text, commit = git.show(tag, CAPACITY_BUFFER_CRD), git.commit(tag)
+        out[f"capacitybuffers_crd_{facts.image_tag(tag)}.json"] = {
+            "_source": _source(repo, CAPACITY_BUFFER_CRD, tag, commit), "crd": yaml.safe_load(text)}
+        for version in facts.served_versions(text):
+            serving.setdefault(version, []).append((tag, text, commit))
+    for version, found in serving.items():
+        tag, text, commit = found[0] if version == "v1alpha1" else found[-1]
+        out[f"schemas/autoscaling.x-k8s.io_capacitybuffers_{version}.json"] = facts.trim_crd(
+            text, version, f"{repo}: {CAPACITY_BUFFER_CRD} @ {tag} ({commit})")
+    return out
+
+
+def karpenter_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
+    """The pinned Karpenter chart: version, values key tree, its FEATURE_GATES (gate -> value key)
+    and the CRDs it ships with the versions each serves (charts/karpenter/crds are links into
+    pkg/apis/crds)."""
+    ref, repo, chart_dir = f"v{pins['karpenter']}", REPOS["karpenter"], "charts/karpenter"
+    chart = facts.chart_facts(git.show(ref, f"{chart_dir}/Chart.yaml"), git.show(ref, f"{chart_dir}/values.yaml"))
+    chart["feature_gates"] = facts.feature_gates(git.show(ref, f"{chart_dir}/templates/deployment.yaml"))
+    crds = {}
+    for name in git.ls(ref, f"{chart_dir}/crds"):
+        text = git.show(ref, name)
+        if "\n" not in text.strip() and text.strip().endswith(".yaml"):  # a symbolic link: its target path
+            text = git.show(ref, _resolve(name, text.strip()))
+        crd = yaml.safe_load(text)
+        crds[crd["metadata"]["name"]] = facts.served_versions(text)
+    chart["crds"] = dict(sorted(crds.items()))
+    # The tag's Chart.yaml still names the previous release: Karpenter's release job sets the
+    # published chart's version (and the image) after tagging, in a "Stable Release updates"
+    # commit that changes nothing else in the chart. The published version is the tag's.
+    chart["published_version"] = pins["karpenter"]
+    return {"chart_karpenter.json": {"_source": _source(repo, chart_dir, ref, git.commit(ref)), **chart}}
+
+
+def _resolve(link: str, target: str) -> str:
+    """The repository path a relative symbolic link at ``link`` points to."""
+    parts = list(Path(link).parent.parts)
+    for piece in Path(target).parts:
+        if piece == "..":
+            parts.pop()
+        elif piece != ".":
+            parts.append(piece)
+    return "/".join(parts)
 
 
 def kueue_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
@@ -149,7 +218,8 @@ def gmp_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-READERS = {"autoscaler": autoscaler_files, "kueue": kueue_files, "nvidia": nvidia_files, "gmp": gmp_files}
+READERS = {"autoscaler": autoscaler_files, "kueue": kueue_files, "nvidia": nvidia_files, "gmp": gmp_files,
+           "karpenter": karpenter_files}
 
 
 def refresh(git_dirs: dict[str, str | Path], package: Path = PACKAGE, readme: Path | None = ROOT / "README.md",
@@ -161,6 +231,7 @@ def refresh(git_dirs: dict[str, str | Path], package: Path = PACKAGE, readme: Pa
     for name, git_dir in git_dirs.items():
         for rel, data in READERS[name](Git(git_dir), pins).items():
             path = package / rel if rel.startswith("schemas/") else package / "upstream" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data, indent=1) + "\n")
             written.append(path)
     if readme is not None and readme.exists():

@@ -145,3 +145,42 @@ def crd_schema_digest(crd_yaml: str) -> str:
     key = [(ver["name"], ver.get("served"), ver.get("storage"), _drop(ver.get("schema")))
            for ver in crd["spec"]["versions"]]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def served_versions(crd_yaml: str) -> list[str]:
+    """The versions a CRD serves, storage version last-but-listed as upstream orders them."""
+    crd = yaml.safe_load(crd_yaml)
+    return [v["name"] for v in crd["spec"]["versions"] if v.get("served")]
+
+
+# A template line that opens or closes a Helm block ({{- if ...}}, {{- with ...}}, {{- range ...}}, {{- end }}).
+_BLOCK_OPEN = re.compile(r"^\s*\{\{-?\s*(if|with|range)\b")
+_BLOCK_END = re.compile(r"^\s*\{\{-?\s*end\b")
+
+
+def clusterrole_rules(template: str) -> list[dict[str, Any]]:
+    """The rules a chart's ClusterRole grants whatever the values: the template's body
+    with every conditional block inside its outer ``if`` dropped (cloud-specific rules,
+    PSP, ``rbac.additionalRules``), parsed as YAML."""
+    depth, kept = 0, []
+    for line in template.splitlines():
+        if _BLOCK_OPEN.match(line):
+            depth += 1
+            continue
+        if _BLOCK_END.match(line):
+            depth -= 1
+            continue
+        if depth == 1 and "{{" not in line:
+            kept.append(line)
+    body = yaml.safe_load("\n".join(kept)) or {}
+    return [{"apiGroups": list(r.get("apiGroups", [])), "resources": list(r.get("resources", [])),
+             "verbs": list(r.get("verbs", [])), **({"resourceNames": r["resourceNames"]} if "resourceNames" in r else {})}
+            for r in body.get("rules", [])]
+
+
+_FEATURE_GATE = re.compile(r"([A-Z][A-Za-z]+)=\{\{\s*\.Values\.settings\.featureGates\.([A-Za-z]+)\s*\}\}")
+
+
+def feature_gates(deployment_template: str) -> dict[str, str]:
+    """Karpenter's FEATURE_GATES as its chart builds them: gate name -> ``settings.featureGates`` key."""
+    return dict(_FEATURE_GATE.findall(deployment_template))

@@ -284,3 +284,22 @@ TYPE_CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 # (PriorityClass shares the group: match the kind too.)
 TYPE_NATIVE_SCHEDULING_PREFIX = "kubernetes:scheduling.k8s.io/"
 NATIVE_GANG_KINDS = ("Workload", "PodGroup")
+
+# --- warm capacity and node repair (docs/design.md section 9.4) ---------------------------
+# Pods that only hold capacity (CapacityBuffer templates, overprovisioning placeholders)
+# carry this label: every policy but ``schedulable`` leaves them alone.
+LABEL_PLACEHOLDER = "nodepools.io/placeholder"
+LABEL_PLACEHOLDER_VALUE = "true"
+# The placeholder PriorityClass: below every nodepools class (training is -5), above
+# cluster-autoscaler's expendable cutoff (-10), so placeholders still trigger scale-up.
+PRIORITY_CLASS_OVERPROVISIONING = "nodepools-overprovisioning"
+# The namespace holding warm capacity (buffers, their PodTemplates, placeholders) and its quota.
+WARM_NAMESPACE = "nodepools-warm"
+TYPE_POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"
+TYPE_CAPACITY_BUFFER_V1BETA1 = "kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer"
+TYPE_CAPACITY_BUFFER_V1ALPHA1 = "kubernetes:autoscaling.x-k8s.io/v1alpha1:CapacityBuffer"
+CAPACITY_BUFFER_TYPES = (TYPE_CAPACITY_BUFFER_V1BETA1, TYPE_CAPACITY_BUFFER_V1ALPHA1)
+# What makes a workload autoscaled (section 9.4, "Warm capacity objects").
+HPA_TYPES = ("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler")
+TYPE_KEDA_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+TYPE_KSERVE_INFERENCE_SERVICE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"

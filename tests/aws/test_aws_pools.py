@@ -68,12 +68,14 @@ EXPECTED = {
                   labels=pool_labels("infer", "gpu-inference", "on-demand", "nvidia-l4"),
                   taints=[taint("nodepools.io/pool-class", "gpu-inference"), GPU_TAINT],
                   scalingConfig={"minSize": 2.0, "maxSize": 4.0, "desiredSize": 2.0},
-                  updateConfig={"maxUnavailable": 1.0}, subnetIds=["subnet-a", "subnet-b"]),
+                  updateConfig={"maxUnavailable": 1.0}, subnetIds=["subnet-a", "subnet-b"],
+                  nodeRepairConfig={"enabled": True}),
     "train": dict(amiType="AL2023_x86_64_NVIDIA", capacityType="SPOT", instanceTypes=["p5.48xlarge"],
                   labels=pool_labels("train", "gpu-training", "spot", "nvidia-h100"),
                   taints=[taint("nodepools.io/pool-class", "gpu-training"), GPU_TAINT],
                   scalingConfig={"minSize": 0.0, "maxSize": 4.0, "desiredSize": 0.0},
-                  updateConfig={"maxUnavailablePercentage": 33.0}, subnetIds=["subnet-a"]),
+                  updateConfig={"maxUnavailablePercentage": 33.0}, subnetIds=["subnet-a"],
+                  nodeRepairConfig={"enabled": True}),
 }
 CLASSES = {"web": "resident", "jobs": "batch", "infer": "gpu-inference", "train": "gpu-training"}
 

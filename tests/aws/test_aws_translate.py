@@ -40,6 +40,8 @@ def test_gpu_inference_node_group_args():
         "scaling_config": {"min_size": 1, "max_size": 4, "desired_size": 1},
         "update_config": {"max_unavailable": 1},
         "tags": {"team": "ml", "nodepools.io/pool": "infer", "nodepools.io/pool-class": "gpu-inference"},
+        # GPU pools repair by default (docs/design.md section 9); EKS leaves repair off without it.
+        "node_repair_config": {"enabled": True},
     }
     assert plan.placement_group is None
 

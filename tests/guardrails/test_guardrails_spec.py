@@ -59,7 +59,7 @@ def test_duplicate_namespace_names():
 def test_reserved_and_malformed_namespace_names():
     assert spec_errors(namespaces={"resident": "kube-system", "batch": "Batch_Jobs"}) == [
         "namespaces.resident: namespace 'kube-system' is reserved (reserved: kube-system, kube-public, "
-        "kube-node-lease, default, kueue-system); workload classes need namespaces of their own",
+        "kube-node-lease, default, kueue-system, nodepools-warm); workload classes need namespaces of their own",
         "namespaces.batch: namespace 'Batch_Jobs' is invalid: 1-63 lowercase letters, digits or '-', starting and "
         "ending with a letter or digit"]
 

@@ -67,6 +67,8 @@ def eks_pool(name: str, cls: str, instance: str, *, lo: int, hi: int, spot: bool
              "capacityType": "SPOT" if spot else "ON_DEMAND", "amiType": "AL2023_x86_64_NVIDIA" if gpu_model else
              "AL2023_x86_64_STANDARD", "scalingConfig": {"minSize": float(lo), "maxSize": float(hi),
                                                          "desiredSize": float(lo)}, "labels": labels, "taints": taints}
+    if gpu_model:  # GPU pools repair their nodes (gpu-node-repair)
+        props["nodeRepairConfig"] = {"enabled": True}
     cluster_urn = urn_for(EKS_CLUSTER, cluster)
     return PackResource(EKS_POOL, name, props, dependencies=(cluster_urn,),
                         property_dependencies={"clusterName": (cluster_urn,)})

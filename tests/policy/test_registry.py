@@ -10,6 +10,7 @@ DESIGN_NAMES = [
     "spot-checkpointing", "gang-scheduling", "model-load-probes", "topology-spread", "schedulable",
     "gpu-nodes-gpu-only", "resident-off-spot", "cluster-version", "throttling-monitoring", "shared-pool-off-peak",
     "gpu-model-selected", "pool-spend-cap", "training-disruption", "gpu-memory-fit", "training-topology",
+    "inference-scale-headroom", "gpu-node-repair",
 ]
 MANDATORY = {"pool-taints", "gpu-pool-taint", "inference-on-demand", "no-blanket-tolerations",
              "gpu-toleration-needs-gpu", "namespace-quota", "gpu-quota", "schedulable", "resident-off-spot"}

@@ -31,6 +31,9 @@ QUOTA, FLAVOR = v.TYPE_RESOURCE_QUOTA, v.TYPE_KUEUE_RESOURCE_FLAVOR
 SIZE = {"web": {"min_nodes": 3, "max_nodes": 8}}
 LABELS = {"jobs": {"labels": {"team": "ml"}}}
 TAINTS = {"jobs": {"taints": [{"key": "example.com/dedicated", "value": "etl"}]}}
+REPAIR_OFF = {"infer": {"repair": {"mode": "off"}}}
+WARM = {"infer": {"warm": {"replicas": 1}}}
+PC, NS, DEPLOYMENT = v.TYPE_PRIORITY_CLASS, v.TYPE_NAMESPACE, "kubernetes:apps/v1:Deployment"
 
 # The exact consequence of each edit. EKS updates a node group's scalingConfig,
 # labels and taints in place (UpdateNodegroupConfig); GKE a node pool's autoscaling,
@@ -49,8 +52,15 @@ EXPECTED = {
     ("gke", "labels"): RunDiff(changed={(NP, "p-jobs"): {"nodeConfig.labels.team"}}),
     ("gke", "taints"): RunDiff(changed={
         (NP, "p-jobs"): {"nodeConfig.taints"}, (FLAVOR, "p-guardrails-flavor-jobs"): {"spec.tolerations"}}),
+    # Repair is updated in place on both clouds (EKS UpdateNodegroupConfig, GKE setManagement: section 9.5).
+    ("eks", "repair-off"): RunDiff(changed={(NG, "p-infer"): {"nodeRepairConfig.enabled"}}),
+    ("gke", "repair-off"): RunDiff(changed={(NP, "p-infer"): {"management.autoRepair"}}),
+    # Warm capacity only adds objects (placeholders at the reference platform's 1.33): no pool changes.
+    ("eks", "warm"): RunDiff(added=[(DEPLOYMENT, "p-guardrails-warm-placeholder-infer"), (NS, "p-guardrails-ns-warm"),
+                                    (QUOTA, "p-guardrails-quota-warm"),
+                                    (PC, "p-guardrails-pc-nodepools-overprovisioning")]),
 }
-EDITS = {"size": SIZE, "labels": LABELS, "taints": TAINTS}
+EDITS = {"size": SIZE, "labels": LABELS, "taints": TAINTS, "repair-off": REPAIR_OFF, "warm": WARM}
 # What the autoscaler owns. GKE would even recreate a pool whose initialNodeCount changed.
 IGNORED = {NG: ["scalingConfig.desiredSize"], NP: ["initialNodeCount", "nodeCount"]}
 # The training pool's default compact placement is set at creation only (test_training_defaults_update.py).

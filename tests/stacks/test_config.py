@@ -134,7 +134,7 @@ def test_unknown_field_lists_the_allowed_ones(stack_config):
     raw["nodepools:guardrails"] = {"alerts": {"enable": False}}
     assert problems(raw) == [
         "nodepools:pools[0].min_size: unknown field (allowed: name, pool_class, instance_types, capacity, min_nodes, "
-        "max_nodes, gpu, disk_size_gib, zones, subnet_ids, labels, taints, dedicated, placement, custom_capacity, provisioner, karpenter, gpu_sharing, network_topology)",
+        "max_nodes, gpu, disk_size_gib, zones, subnet_ids, labels, taints, dedicated, placement, custom_capacity, provisioner, karpenter, gpu_sharing, network_topology, warm, repair)",
         "nodepools:guardrails.alerts.enable: unknown field (allowed: enabled, backend, namespace, rule_labels, "
         "alarm_actions, cpu_throttling_ratio, cpu_steal_ratio, for_minutes)"]
 

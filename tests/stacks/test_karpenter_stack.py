@@ -108,7 +108,9 @@ def test_helm_release_exact(up):
         "namespace": "kube-system"}
     assert release.inputs["values"] == {
         "fullnameOverride": "karpenter",
-        "settings": {"clusterName": "np-aws-karpenter", "interruptionQueue": f"{PREFIX}-interruption"},
+        # GPU pools repair (NodeRepair) and the warm inference pool is a CapacityBuffer (docs/design.md section 9).
+        "settings": {"clusterName": "np-aws-karpenter", "interruptionQueue": f"{PREFIX}-interruption",
+                     "featureGates": {"nodeRepair": True, "capacityBuffer": True}},
         "serviceAccount": {"create": True, "name": "karpenter", "annotations": {
             "eks.amazonaws.com/role-arn": f"arn:aws:iam::123456789012:role/{PREFIX}-controller"}},
         "nodeSelector": {"nodepools.io/pool": "system"}, "tolerations": [],

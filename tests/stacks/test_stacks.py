@@ -89,11 +89,12 @@ def test_gcp_dev_creates_a_private_gke_cluster_with_workload_identity(runs):
 
 
 @pytest.mark.parametrize("stack, expected", [
+    # The warm inference pools add nodepools-overprovisioning and the nodepools-warm quota (design.md section 9.4).
     ("aws-dev", {"aws:eks/cluster:Cluster": 1, TYPE_EKS_NODE_GROUP: 4, "aws:ec2/launchTemplate:LaunchTemplate": 4,
-                 "kubernetes:scheduling.k8s.io/v1:PriorityClass": 4, "kubernetes:core/v1:ResourceQuota": 4,
+                 "kubernetes:scheduling.k8s.io/v1:PriorityClass": 5, "kubernetes:core/v1:ResourceQuota": 5,
                  "pulumi:providers:kubernetes": 1, COMPONENT_NODE_POOL: 4}),
     ("gcp-dev", {"gcp:container/cluster:Cluster": 1, TYPE_GKE_NODE_POOL: 4, "aws:eks/cluster:Cluster": 0,
-                 "kubernetes:scheduling.k8s.io/v1:PriorityClass": 4, "pulumi:providers:kubernetes": 1}),
+                 "kubernetes:scheduling.k8s.io/v1:PriorityClass": 5, "pulumi:providers:kubernetes": 1}),
 ])
 def test_counts_per_type(runs, stack, expected):
     found = counts(runs[stack])

@@ -52,6 +52,52 @@ README = '''# AWS
 ```
 '''
 CHART = "cluster-autoscaler/charts/cluster-autoscaler"
+CLUSTERROLE = """{{- if and .Values.rbac.create .Values.rbac.clusterScoped -}}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ template "cluster-autoscaler.fullname" . }}
+rules:
+{{- if (eq .Values.cloudProvider "coreweave") }}
+  - apiGroups: ["compute.coreweave.com"]
+    resources: ["nodepools"]
+    verbs: ["get"]
+{{- end }}
+  - apiGroups: [""]
+    resources: ["nodes"]
+    verbs:
+    - get
+{{- if (eq .Values.cloudProvider "kwok") }}
+    - create
+{{- end }}
+  - apiGroups: ["autoscaling.x-k8s.io"]
+    resources: ["capacitybuffers"]
+    verbs: ["get", "list", "watch"]
+{{- if .Values.rbac.additionalRules }}
+{{ toYaml .Values.rbac.additionalRules | indent 2 }}
+{{- end }}
+{{- end -}}
+"""
+BUFFER_CRD_PATH = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_capacitybuffers.yaml"
+BUFFER_CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: capacitybuffers.autoscaling.x-k8s.io}
+spec:
+  group: autoscaling.x-k8s.io
+  names: {kind: CapacityBuffer, plural: capacitybuffers}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, description: old}}}}
+  - name: v1beta1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {replicas: {type: integer}}},
+                                                          status: {type: object}}}}
+"""
 PROVREQ_CRD = "cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"
 PROVREQ_CRD_YAML = """apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -99,11 +145,12 @@ def autoscaler_repo(tmp_path: Path) -> Path:
                    f"{CHART}/Chart.yaml": "version: 9.59.0\nappVersion: 1.35.0\n",
                    f"{CHART}/values.yaml": "image:\n  tag: v1\nextraArgs:\n  v: 4\nnodeSelector: {}\ntolerations: []\n",
                    f"{CHART}/templates/deployment.yaml": "  - --cloud-provider={{ .Values.cloudProvider }}\n"
-                   "  - --node-group-auto-discovery=asg:tag=x\n", PROVREQ_CRD: PROVREQ_CRD_YAML},
+                   "  - --node-group-auto-discovery=asg:tag=x\n", PROVREQ_CRD: PROVREQ_CRD_YAML,
+                   f"{CHART}/templates/clusterrole.yaml": CLUSTERROLE},
             "cluster-autoscaler-1.35.0", "cluster-autoscaler-1.35.1", "cluster-autoscaler-chart-9.59.0")
     (repo / "cluster-autoscaler/main.go").unlink()
     # A reworded description only: the schema the API server validates against is the same.
-    _commit(repo, {"cluster-autoscaler/config/flags/flags.go": FLAGS_GO,
+    _commit(repo, {"cluster-autoscaler/config/flags/flags.go": FLAGS_GO, BUFFER_CRD_PATH: BUFFER_CRD,
                    PROVREQ_CRD: PROVREQ_CRD_YAML.replace("DESCRIPTION", "Reworded.")},
             "cluster-autoscaler-1.36.0", "cluster-autoscaler-1.36.2", "cluster-autoscaler-1.37.0-rc.0")
     return repo / ".git"
@@ -115,9 +162,11 @@ def test_refresh_rewrites_the_vendored_autoscaler_facts_from_a_git_directory(aut
     (package / "upstream").mkdir(parents=True)
     pins = {"minors": ["1.34", "1.35", "1.36"], "autoscaler_chart": "9.59.0"}
     written = tool.refresh({"autoscaler": autoscaler_repo}, package=package, readme=None, pins=pins)
-    assert sorted(p.name for p in written) == ["autoscaler_flags.json", "autoscaler_iam.json",
-                                                "autoscaler_releases.json", "chart_cluster-autoscaler.json",
-                                                "crd_provisioningrequests.json"]
+    assert sorted(p.relative_to(package).as_posix() for p in written) == [
+        "schemas/autoscaling.x-k8s.io_capacitybuffers_v1alpha1.json",
+        "schemas/autoscaling.x-k8s.io_capacitybuffers_v1beta1.json", "upstream/autoscaler_flags.json",
+        "upstream/autoscaler_iam.json", "upstream/autoscaler_releases.json", "upstream/capacitybuffers_crd_v1.36.2.json",
+        "upstream/chart_cluster-autoscaler.json", "upstream/crd_provisioningrequests.json"]
     read = {p.name: json.loads(p.read_text()) for p in written}
     releases = read["autoscaler_releases.json"]["releases"]
     # The highest patch per minor; a minor without a release is absent (the test on
@@ -138,6 +187,17 @@ def test_refresh_rewrites_the_vendored_autoscaler_facts_from_a_git_directory(aut
         "9.59.0", "1.35.0", ["cloud-provider", "node-group-auto-discovery"])
     assert chart["keys"] == {"image": {"tag": None}, "extraArgs": {"v": None}, "nodeSelector": {},
                              "tolerations": None}
+    # What the chart's ClusterRole grants whatever the values: conditional rules and verbs dropped.
+    assert chart["clusterrole_rules"] == [
+        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
+        {"apiGroups": ["autoscaling.x-k8s.io"], "resources": ["capacitybuffers"], "verbs": ["get", "list", "watch"]}]
+    # The CapacityBuffer CRD of the release that ships one, whole (the guardrails install it), and
+    # one trimmed schema per served version.
+    crd = read["capacitybuffers_crd_v1.36.2.json"]
+    assert crd["_source"]["ref"] == "cluster-autoscaler-1.36.2" and crd["crd"]["spec"]["versions"][1]["subresources"]
+    beta = json.loads((package / "schemas/autoscaling.x-k8s.io_capacitybuffers_v1beta1.json").read_text())
+    assert beta["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"] == {
+        "metadata": {"type": "object"}, "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}
     # The CRD of the newest release, and each release's schema digest (descriptions left out).
     crd = read["crd_provisioningrequests.json"]
     assert crd["crd"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] == "Reworded."

@@ -20,7 +20,7 @@ from nodepools.guardrails.plan import GuardrailsPlan, guardrails_plan
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
-from nodepools.vocabulary import COMPONENT_GUARDRAILS, Cloud, PoolClass
+from nodepools.vocabulary import COMPONENT_GUARDRAILS, WARM_NAMESPACE, Cloud, PoolClass
 
 
 class Guardrails(pulumi.ComponentResource):
@@ -34,7 +34,9 @@ class Guardrails(pulumi.ComponentResource):
     ``releases`` (key -> Helm release), ``plan`` (the built objects). ``validated`` (from ``validate_platform``) skips the
     checks it already covers. ``register_alarms`` registers the CloudWatch alarms of the
     ``cloudwatch`` alert backend (required with it; ``EksCluster.register_alarms``);
-    ``plan.alerts_where`` says where the alerts are evaluated.
+    ``plan.alerts_where`` says where the alerts are evaluated. ``installed_crds``: resources
+    that install CRDs the guardrails' custom resources use (``Platform`` passes the Karpenter
+    release, whose chart ships the CapacityBuffer CRD).
     """
 
     plan: GuardrailsPlan
@@ -43,7 +45,8 @@ class Guardrails(pulumi.ComponentResource):
                  cluster_name: pulumi.Input[str], k8s_provider: k8s.Provider,
                  autoscaler_role_arn: pulumi.Input[str] | None = None, region: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None,
-                 register_alarms: AlarmRegistrar | None = None) -> None:
+                 register_alarms: AlarmRegistrar | None = None,
+                 installed_crds: Sequence[pulumi.Resource] = ()) -> None:
         if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
             problems = Problems()
             addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
@@ -77,6 +80,7 @@ class Guardrails(pulumi.ComponentResource):
             self._custom("alerts-cpu-contention", plan.prometheus_rule, ns)
         if plan.cloudwatch_alarms and register_alarms is not None:
             register_alarms(plan.cloudwatch_alarms, self)
+        self._register_warm(plan, list(installed_crds))
         self.namespaces = {c.value: o["metadata"]["name"] for c, o in plan.namespaces.items()}
         self.local_queues = {c.value: o["metadata"]["name"] for c, o in plan.local_queues}
         self.register_outputs({
@@ -124,6 +128,32 @@ class Guardrails(pulumi.ComponentResource):
             c: self._custom(f"clusterqueue-{c.value}", o, kueue + flavors + checks) for c, o in plan.cluster_queues}
         for c, o in plan.local_queues:
             self._custom(f"localqueue-{c.value}", o, [queues[c], self.namespace_resources[c]])
+
+    def _register_warm(self, plan: GuardrailsPlan, installed_crds: list[pulumi.Resource]) -> None:
+        """Warm capacity (guardrails/warm_objects.py): its namespace and quota, then per pool a PodTemplate
+        and a CapacityBuffer (after the CRD that serves it) or a placeholder Deployment."""
+        warm = plan.warm
+        if warm is None:
+            return
+        ns = self._typed(k8s.core.v1.Namespace, "ns-warm", warm.namespace)
+        quota = self._typed(k8s.core.v1.ResourceQuota, "quota-warm", warm.quota, [ns])
+        ready = [ns, quota, self.priority_class_resources[warm.priority_class["metadata"]["name"]]]
+        crds = list(installed_crds)
+        if warm.crd is not None:
+            crds.append(k8s.apiextensions.v1.CustomResourceDefinition(
+                f"{self._name}-crd-capacitybuffers", metadata=warm.crd["metadata"], spec=warm.crd["spec"],
+                opts=self._opts()))
+        for o in warm.pod_templates:
+            self._typed(k8s.core.v1.PodTemplate, f"warm-template-{_pool_of(o)}", o, ready)
+        for o in warm.buffers:
+            self._custom(f"warm-buffer-{_pool_of(o)}", o, ready + crds)
+        for o in warm.placeholders:
+            self._typed(k8s.apps.v1.Deployment, f"warm-placeholder-{_pool_of(o)}", o, ready)
+
+
+def _pool_of(obj: dict[str, Any]) -> str:
+    """The pool a warm object serves (its name is ``nodepools-warm-<pool>``)."""
+    return str(obj["metadata"]["name"]).removeprefix(f"{WARM_NAMESPACE}-")
 
 
 def _snake(name: str) -> str:

@@ -74,7 +74,8 @@ class Platform(pulumi.ComponentResource):
             f"{resource_name}-guardrails", cluster_pools, args.guardrails, cluster.cloud, cluster.cluster_name,
             k8s_provider, autoscaler_role_arn=role_arn, region=validated.region, validated=validated,
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.pools.values())),
-            register_alarms=getattr(cluster, "register_alarms", None))
+            register_alarms=getattr(cluster, "register_alarms", None),
+            installed_crds=[self.karpenter.release] if self.karpenter and self.karpenter.release else [])
         self.register_outputs({
             "pools": {name: pool.spec.pool_class.value for name, pool in self.pools.items()},
             "namespaces": self.guardrails.namespaces,

@@ -32,6 +32,7 @@ from nodepools.guardrails import provisioning
 from nodepools.guardrails.addons import CLUSTER_AUTOSCALER_CHART, CloudAddons, HelmRelease
 from nodepools.guardrails.addon_placement import system_placement
 from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
+from nodepools.guardrails.warm import autoscaler_buffer_args, autoscaler_buffer_rules
 from nodepools.spec.cluster import ClusterPools
 from nodepools.vocabulary import (AUTOSCALER_PRIORITY_CUTOFF, CA_TAG_CLUSTER_PREFIX, CA_TAG_ENABLED,
                                   PRIORITY_CLASS_SYSTEM_CLUSTER_CRITICAL)
@@ -70,8 +71,11 @@ def autoscaler_values(cluster: ClusterPools, spec: GuardrailsSpec, addons: Cloud
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT, "annotations": annotations}},
         "priorityClassName": PRIORITY_CLASS_SYSTEM_CLUSTER_CRITICAL,
         **system_placement(cluster),
-        "extraArgs": {**EXTRA_ARGS, **provisioning.autoscaler_args(spec, cluster)},
+        # Warm capacity's buffer controller, when a pool's CapacityBuffer needs it (guardrails/warm.py).
+        "extraArgs": {**EXTRA_ARGS, **provisioning.autoscaler_args(spec, cluster), **autoscaler_buffer_args(cluster, spec)},
     }
+    if rules := autoscaler_buffer_rules(cluster, spec):
+        values["rbac"]["additionalRules"] = rules
     if addons.autoscaler_region_value:
         values[addons.autoscaler_region_value] = region
     return values

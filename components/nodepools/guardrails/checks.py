@@ -27,6 +27,7 @@ from nodepools.guardrails.alerts_spec import AlertBackend
 from nodepools.guardrails.capacity import largest_node
 from nodepools.guardrails.provisioning import provisioning_problems
 from nodepools.guardrails.topology import kueue_version_problems
+from nodepools.guardrails.repair import karpenter_repair_problems
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec, KueueMode
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
@@ -55,6 +56,7 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
         alert_delivery.alert_problems(spec, cloud, problems, spec_root)
         kueue_version_problems(spec, cluster, problems, spec_root)
         provisioning_problems(spec, cluster, problems, spec_root)
+        karpenter_repair_problems(cluster, spec, problems, root)
     if not installs_cluster_autoscaler(not addons.cluster_autoscaler, modes, cluster.pools):
         return
     if addons.autoscaler_region_value and region is None:

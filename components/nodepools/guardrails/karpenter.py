@@ -15,7 +15,9 @@ from typing import Any
 
 from nodepools.guardrails.addons import Chart, HelmRelease
 from nodepools.guardrails.addon_placement import system_placement
+from nodepools.guardrails.repair import karpenter_repair_gate
 from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
+from nodepools.guardrails.warm import karpenter_buffer_gate
 from nodepools.spec.cluster import ClusterPools
 from nodepools.vocabulary import ANNOTATION_IRSA_ROLE_ARN
 
@@ -38,7 +40,18 @@ def karpenter_values(cluster: ClusterPools, cluster_name: Any, queue_name: Any, 
     }
 
 
+def feature_gates(cluster: ClusterPools, spec: GuardrailsSpec) -> dict[str, bool]:
+    """``settings.featureGates`` we turn on (docs/design.md sections 9.4, 9.5): ``nodeRepair`` when a
+    Karpenter pool repairs (``guardrails/repair.py``), ``capacityBuffer`` when a Karpenter pool
+    keeps warm capacity (``guardrails/warm.py``). Helm merges maps: the chart's other gates keep
+    their defaults, and a stack that needs neither sends none."""
+    gates = {"nodeRepair": karpenter_repair_gate(cluster), "capacityBuffer": karpenter_buffer_gate(cluster, spec)}
+    return {gate: True for gate, on in gates.items() if on}
+
+
 def karpenter_release(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: Any, queue_name: Any,
                       role_arn: Any) -> HelmRelease:
-    return HelmRelease("karpenter", RELEASE_NAME, KARPENTER_CHART, spec.charts.karpenter, NAMESPACE,
-                       karpenter_values(cluster, cluster_name, queue_name, role_arn))
+    values = karpenter_values(cluster, cluster_name, queue_name, role_arn)
+    if gates := feature_gates(cluster, spec):
+        values["settings"]["featureGates"] = gates
+    return HelmRelease("karpenter", RELEASE_NAME, KARPENTER_CHART, spec.charts.karpenter, NAMESPACE, values)

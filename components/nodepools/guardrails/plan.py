@@ -19,6 +19,7 @@ from nodepools.guardrails.kueue import cluster_queues, kueue_release, local_queu
 from nodepools.guardrails.namespaces import limit_ranges, namespaces, resource_quotas
 from nodepools.guardrails.priority import priority_classes
 from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.guardrails.warm_objects import WarmPlan, warm_plan
 from nodepools.spec.cluster import ClusterPools
 from nodepools.vocabulary import PoolClass
 
@@ -52,6 +53,8 @@ class GuardrailsPlan:
     cloudwatch_alarms: list[Obj] = field(default_factory=list)
     # Where the alerts are evaluated (``alert_delivery.where``), for the plan.
     alerts_where: str = ""
+    # Warm capacity of the gpu-inference pools (guardrails/warm_objects.py); None when no pool keeps any.
+    warm: WarmPlan | None = None
 
     @property
     def releases(self) -> list[HelmRelease]:
@@ -88,4 +91,7 @@ def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: A
     if ns is not None:
         plan.alerts_class = next((c for c, o in plan.namespaces.items() if o["metadata"]["name"] == ns), None)
     plan.alerts_where = alert_delivery.where(spec, cluster.cloud, ns)
+    plan.warm = warm_plan(cluster, spec)
+    if plan.warm is not None:
+        plan.priority_classes.append(plan.warm.priority_class)
     return plan

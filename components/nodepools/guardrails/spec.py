@@ -21,7 +21,7 @@ from nodepools.spec.model import StrictModel as _Strict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.syntax import dns_label_error
-from nodepools.vocabulary import SYSTEM_NAMESPACES, PoolClass
+from nodepools.vocabulary import SYSTEM_NAMESPACES, WARM_NAMESPACE, PoolClass
 
 DEFAULT_NAMESPACES: dict[PoolClass, str] = {
     PoolClass.RESIDENT: "services",
@@ -32,7 +32,7 @@ DEFAULT_NAMESPACES: dict[PoolClass, str] = {
 # Namespaces the add-ons live in; a workload-class namespace may not reuse them.
 ADDON_NAMESPACE = "kube-system"
 KUEUE_NAMESPACE = "kueue-system"
-RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE)
+RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE, WARM_NAMESPACE)
 
 __all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GuardrailsSpec", "KueueMode",
            "LimitRangeSpec"]

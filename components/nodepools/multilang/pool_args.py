@@ -70,6 +70,41 @@ class GpuSharing(TypedDict):
     """The MIG profile for mode mig (one per pool, e.g. 1g.10gb; it must exist for the pool's GPU). Default: none."""
 
 
+class Warm(TypedDict):
+    """Spare replica-shaped capacity a gpu-inference pool keeps ready."""
+
+    replicas: int
+    """Spare replicas kept ready, 1 or more and at most what the pool holds at maxNodes."""
+    gpus_per_replica: NotRequired[int]
+    """Units of the pool's GPU resource per replica (exactly 1 on a time-sliced or MIG pool). Default: 1."""
+    cpu_millicores: NotRequired[int]
+    """cpu requested per replica, in millicores, at most one node's. Default: none."""
+    memory_mib: NotRequired[int]
+    """Memory requested per replica, in MiB, at most one node's. Default: none."""
+
+
+class EksRepairOptions(TypedDict):
+    """How an EKS managed node group repairs (of each pair, a count or a percentage)."""
+
+    max_unhealthy_node_threshold_count: NotRequired[int]
+    """Repairs stop above this many unhealthy nodes. Default: EKS's."""
+    max_unhealthy_node_threshold_percentage: NotRequired[int]
+    """Repairs stop above this percentage of unhealthy nodes, 1 to 100. Default: EKS's."""
+    max_parallel_nodes_repaired_count: NotRequired[int]
+    """At most this many nodes repaired at once. Default: EKS's."""
+    max_parallel_nodes_repaired_percentage: NotRequired[int]
+    """At most this percentage of unhealthy nodes repaired at once, 1 to 100. Default: EKS's."""
+
+
+class Repair(TypedDict):
+    """Node auto-repair of a pool."""
+
+    mode: NotRequired[str]
+    """One of auto (on for GPU pools, the provider's default elsewhere), on, off. Default: auto."""
+    eks: NotRequired[EksRepairOptions]
+    """The EKS managed node group's repair settings (EKS only). Default: none."""
+
+
 class Pool(TypedDict):
     """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
     min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
@@ -116,3 +151,7 @@ class Pool(TypedDict):
     network_topology: NotRequired[str]
     """gpu-training pools only: one of auto (the pool's Kueue flavor points at the cloud's Topology where the
     cloud labels every node with its network position), off. Default: auto for gpu-training."""
+    warm: NotRequired[Warm]
+    """Spare replicas kept ready on a gpu-inference pool (a CapacityBuffer or placeholder pods). Default: none."""
+    repair: NotRequired[Repair]
+    """Node auto-repair. Default: mode auto (on for GPU pools)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from nodepools import vocabulary as v
 from nodepools.inventory import gpu_offer
+from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload
@@ -74,6 +75,8 @@ def gpu_fits(report: PlacementReport) -> list[GpuFit]:
     out = []
     for summary in report.summaries:
         workload = summary.workload
+        if is_placeholder(workload):
+            continue  # it holds a GPU for a model server, it serves no model (section 9.4)
         for template in workload.templates:
             # Whole, shared or MIG GPUs, or a DRA GPU claim; a request unknown at preview is not judged.
             if report.requests_gpu(template) is not True:

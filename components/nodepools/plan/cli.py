@@ -176,7 +176,7 @@ def _empty(project: Project | None, stack: str, errors: list[dict[str, Any]]) ->
 def _plan(args: argparse.Namespace) -> dict[str, Any]:
     # Here, not at the top: the stack config schema imports the components (pulumi-kubernetes),
     # which a core install (a pack's venv) lacks; `pack new` and `--version` work without them.
-    from nodepools.plan import verdicts
+    from nodepools.plan import headroom, verdicts
     from nodepools.plan.findings import locate
     from nodepools.plan.report import build_report
     from nodepools.plan.run import run_stack, with_workloads
@@ -202,6 +202,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
     if plan["error"] is None:
         plan["training"] = training_report(judged)
     if plan["error"] is None and not args.no_policy:
+        config = None
         try:
             config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
             plan["policy"] = verdicts.policy_report(judged, args.policy_pack, config)
@@ -214,6 +215,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
             locate([*plan["policy"]["violations"], *plan["policy"]["undecided"]], registrations, project,
                    args.stack, {a.project.name: a.project for a in apps if a.project.name != project.name})
         plan["placement"] = verdicts.placement_matrix(judged)
+        plan["headroom"] = headroom.headroom_report(judged, config)
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
             args.report.write_text(f"# Offline plan of {project.name}/{args.stack}\n\n{plan['placement']['markdown']}")

@@ -169,6 +169,12 @@ def _addons(addons: list[dict[str, Any]], width: int) -> list[str]:
     return out
 
 
+def _headroom(headroom: dict[str, Any], width: int) -> list[str]:
+    """Warm capacity (plan/headroom.py): headings as they are, entries wrapped under their indent."""
+    return [ln for line in headroom["text"]
+            for ln in (wrap(line.strip(), width, "  ", "      ") if line.startswith("  ") else wrap(line, width))]
+
+
 def render(plan: dict[str, Any], width: int = 100) -> str:
     out = wrap(f"nodepools plan: stack {plan['stack']} of project {plan['project']} "
                f"({plan.get('program') or 'not run'}, {plan['engine']})", width) + [""]
@@ -200,6 +206,8 @@ def render(plan: dict[str, Any], width: int = 100) -> str:
         out += ["", *_placement(plan["placement"], width)]
     if plan.get("training") and plan["training"]["text"]:
         out += ["", *_indented(plan["training"]["text"], width)]
+    if plan.get("headroom"):
+        out += ["", *_headroom(plan["headroom"], width)]
     if plan.get("notes"):
         out += ["", "What a mock run cannot know:"]
         out += [ln for note in plan["notes"] for ln in wrap(f"- {note}", width, "  ")]

@@ -87,13 +87,14 @@ class DevicePlugin:
         return answer, why if answer is not True else ""
 
 
-def _chart_name(res: Res) -> Any:
+def chart_name(res: Res) -> Any:
+    """The chart a Helm release installs (its last path segment: an OCI reference names it too), or UNKNOWN."""
     chart = res.props.get("chart")
     return chart if is_unknown(chart) else str(chart or "").rstrip("/").rsplit("/", 1)[-1]
 
 
 def _from_release(res: Res) -> DevicePlugin | None:
-    chart = _chart_name(res)
+    chart = chart_name(res)
     if is_unknown(chart):
         namespace = res.props.get("namespace") or "default"
         return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, UNKNOWN,

@@ -10,6 +10,7 @@ from pulumi_policy import EnforcementLevel, Severity
 
 from nodepools.policies import rules_karpenter as karp
 from nodepools.policies import rules_gpu_memory as gpumem
+from nodepools.policies import rules_inference as inference
 from nodepools.policies import rules_namespaces as ns
 from nodepools.policies import rules_offpeak as offpeak
 from nodepools.policies import rules_placement as place
@@ -132,6 +133,16 @@ POLICIES: tuple[PolicySpec, ...] = (
        "podset-preferred-topology), at a level that Topology has. Fix: annotate the pod templates "
        "kueue.x-k8s.io/podset-preferred-topology with a level of the Topology.", MEDIUM, A, "stack",
        topo.check_training_topology, topic="workloads"),
+    # docs/design.md sections 9.4 and 9.5: inference headroom and GPU node repair.
+    _p("inference-scale-headroom", "An autoscaled gpu-inference workload (an HPA, a KEDA ScaledObject, or a KServe "
+       "InferenceService with maxReplicas > minReplicas) can land on a pool that keeps warm capacity (a "
+       "CapacityBuffer or a placeholder Deployment that lands there, or a pool whose min equals its max); else the "
+       "first replicas of a spike wait for a GPU node's start and the model load. Fix: set warm: {replicas: N} on "
+       "the pool.", HIGH, A, "stack", inference.check_inference_scale_headroom,
+       ("defaultModelLoadSeconds", "gpuNodeStartSeconds", "nodeLabelSources"), topic="placement"),
+    _p("gpu-node-repair", "GPU pools repair their nodes: EKS nodeRepairConfig.enabled, GKE management.autoRepair, "
+       "Karpenter's NodeRepair feature gate. Fix: turn auto-repair on (nodepools pools have it unless repair.mode is "
+       "off).", MEDIUM, A, "stack", inference.check_gpu_node_repair, topic="pools"),
 )
 
 BY_NAME: dict[str, PolicySpec] = {p.name: p for p in POLICIES}

@@ -88,7 +88,7 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
     """Every workload is a valid pod (template) that fits some pool of its cluster
     (taints, selectors, affinity, size)."""
     summaries = {s.workload.urn: s for s in stack.report.summaries}
-    for ref in stack.workloads:
+    for ref in stack.all_workloads:  # warm-capacity placeholders too: they must land (section 9.4)
         invalid, undecided = _pod_problems(ref)
         if invalid:
             yield from invalid

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from nodepools import vocabulary as v
+from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import node_selector, required_node_terms, toleration_entries, tolerations
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
@@ -35,7 +36,7 @@ GPU_NODE_LABELS = (v.LABEL_GPU_PRESENT, v.LABEL_ACCELERATOR, v.LABEL_AWS_ACCELER
 def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Finding]:
     """No toleration with an empty key and Exists, nor Exists on nodepools.io/pool-class."""
     workload = read_workload(res.type, res.props, res.urn, res.name)
-    if workload is None:
+    if workload is None or is_placeholder(workload):  # placeholders: schedulable only (section 9.4)
         return
     agent = approved_node_agent(workload.kind, workload.namespace, settings.node_agent_namespaces)
     if agent is True:

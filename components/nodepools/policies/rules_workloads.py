@@ -17,6 +17,7 @@ from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
 from nodepools.inventory.tri import Tri, and3, or3
+from nodepools.inventory.workloads import Workload
 from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
 from nodepools.policies.settings import Settings
@@ -157,11 +158,17 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
                           f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
 
 
-def _load_seconds(ref: WorkloadRef, settings: Settings) -> Any:
-    raw = ref.workload.annotation(v.ANNOTATION_MODEL_LOAD_SECONDS)
+def model_load_seconds(workload: Workload, settings: Settings) -> Any:
+    """``nodepools.io/model-load-seconds`` (pod template, else the workload), else
+    ``defaultModelLoadSeconds``; None when it is not a number, UNKNOWN at preview."""
+    raw = workload.annotation(v.ANNOTATION_MODEL_LOAD_SECONDS)
     if raw is None:
         return settings.default_model_load_seconds
     return raw if is_unknown(raw) else try_quantity(raw)
+
+
+def _load_seconds(ref: WorkloadRef, settings: Settings) -> Any:
+    return model_load_seconds(ref.workload, settings)
 
 
 def _probe_numbers(probe: dict) -> Any:

@@ -102,6 +102,9 @@ class Settings(_Strict):
         (), alias="nodeLabelSources",
         description="node label prefixes agents add at run time (e.g. feature.node.kubernetes.io/, nvidia.com/gpu.): "
                     "unknown at preview, where any other undeclared label is absent")
+    gpu_node_start_seconds: float = Field(
+        300.0, alias="gpuNodeStartSeconds", ge=0,
+        description="seconds from a GPU node's purchase to a schedulable GPU (boot, driver, device plugin)")
 
     @field_validator("min_cluster_version")
     @classmethod

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable
 
+from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.dra import DraIndex
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
@@ -145,6 +146,12 @@ class StackView:
     # --- workloads ------------------------------------------------------------
     @cached_property
     def workloads(self) -> list[WorkloadRef]:
+        """Every workload but warm-capacity placeholders: those are judged by ``schedulable``
+        only (docs/design.md section 9.4), which reads ``all_workloads``."""
+        return [ref for ref in self.all_workloads if not is_placeholder(ref.workload)]
+
+    @cached_property
+    def all_workloads(self) -> list[WorkloadRef]:
         refs = []
         for res in self.resources:
             if not is_workload_type(res.type):

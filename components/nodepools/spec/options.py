@@ -1,8 +1,10 @@
-"""The option models nested in a pool spec: how its GPUs are shared, and its Karpenter options.
+"""The option models nested in a pool spec: how its GPUs are shared, its Karpenter options,
+its warm capacity and its node repair.
 
 Models only (``spec/pool_fields.py`` holds them as fields): the rules that tie them to the
-rest of a pool, and what follows from them, are ``nodepools.spec.sharing`` and
-``nodepools.spec.karpenter``. docs/design.md section 7.
+rest of a pool, and what follows from them, are ``nodepools.spec.sharing``,
+``nodepools.spec.karpenter`` (docs/design.md section 7), ``nodepools.spec.warm`` and
+``nodepools.spec.repair`` (sections 9.4, 9.5).
 """
 from __future__ import annotations
 
@@ -60,3 +62,56 @@ class KarpenterOptions(StrictModel):
 
     on_demand_fallback: bool = False
     expire_after_hours: WholeNumber = Field(DEFAULT_EXPIRE_AFTER_HOURS, ge=1, le=8760)
+
+
+class WarmCapacity(StrictModel):
+    """Spare replica-shaped capacity a gpu-inference pool keeps ready (default: none;
+    ``nodepools.spec.warm``).
+
+    - ``replicas`` (required, 1 or more): spare replicas; at most what the pool holds
+      at ``max_nodes`` (replicas per node x max_nodes).
+    - ``gpus_per_replica`` (default 1): units of the pool's GPU resource one replica
+      requests; exactly 1 on a time-sliced or MIG pool, at most the GPUs of one node otherwise.
+    - ``cpu_millicores``, ``memory_mib`` (default none: GPU only): the replica's cpu and
+      memory requests, so the slot is one a real replica fits in; at most one node's.
+    """
+
+    replicas: WholeNumber = Field(ge=1, le=10000, description="Spare replicas kept ready (required).")
+    gpus_per_replica: WholeNumber = Field(
+        1, ge=1, le=16 * MAX_TIME_SLICING_REPLICAS, description="Units of the pool's GPU resource per replica. "
+                                                                "Default: 1.")
+    cpu_millicores: WholeNumber | None = Field(
+        None, ge=1, description="cpu requested per replica, in millicores. Default: none.")
+    memory_mib: WholeNumber | None = Field(
+        None, ge=1, description="Memory requested per replica, in MiB. Default: none.")
+
+
+class RepairMode(str, Enum):
+    """``auto``: on for GPU pools, the provider's default elsewhere; ``on``; ``off`` (the opt-out)."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
+class EksRepairOptions(StrictModel):
+    """How an EKS managed node group repairs (each pair: a count or a percentage, not both). Default:
+    EKS's own thresholds."""
+
+    max_unhealthy_node_threshold_count: WholeNumber | None = Field(
+        None, ge=1, description="Repairs stop above this many unhealthy nodes. Default: EKS's.")
+    max_unhealthy_node_threshold_percentage: WholeNumber | None = Field(
+        None, ge=1, le=100, description="Repairs stop above this percentage of unhealthy nodes. Default: EKS's.")
+    max_parallel_nodes_repaired_count: WholeNumber | None = Field(
+        None, ge=1, description="At most this many nodes repaired at once. Default: EKS's.")
+    max_parallel_nodes_repaired_percentage: WholeNumber | None = Field(
+        None, ge=1, le=100, description="At most this percentage of unhealthy nodes repaired at once. Default: EKS's.")
+
+
+class NodeRepair(StrictModel):
+    """``mode`` (default ``auto``: on for GPU pools, the provider's default elsewhere), and ``eks``: the EKS
+    managed node group's repair settings (default none; ``nodepools.spec.repair``)."""
+
+    mode: RepairMode = Field(RepairMode.AUTO, description="auto (on for GPU pools), on or off. Default: auto.")
+    eks: EksRepairOptions | None = Field(None, description="EKS managed node groups only. Default: none.")
+

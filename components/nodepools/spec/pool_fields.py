@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 from nodepools import vocabulary as v
 from nodepools.spec.model import StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
-from nodepools.spec.options import GpuSharing, KarpenterOptions
+from nodepools.spec.options import GpuSharing, KarpenterOptions, NodeRepair, WarmCapacity
 from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset, preset_default
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
@@ -82,6 +82,12 @@ class PoolFields(StrictModel):
     network_topology: NetworkTopology | None = Field(None, description=(
         "gpu-training pools only: auto (the default for them: the flavor points at the cloud's Kueue Topology "
         "where the cloud labels every node with its network position) or off."))
+    # docs/design.md sections 9.4 and 9.5: spare replicas kept ready (gpu-inference only; nodepools.spec.warm)
+    # and node auto-repair (on for GPU pools unless opted out; nodepools.spec.repair).
+    warm: WarmCapacity | None = Field(None, description="Spare replica-shaped capacity kept ready "
+                                      "(gpu-inference pools only). Default: none.")
+    repair: NodeRepair = Field(default_factory=NodeRepair, description="Node auto-repair. Default: mode auto "
+                               "(on for GPU pools, the provider's default elsewhere).")
 
     @model_validator(mode="before")
     @classmethod

@@ -14,8 +14,10 @@ from nodepools.spec.instances import GpuModel, InstanceType
 from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.pool_fields import PoolFields
 from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset
+from nodepools.spec.repair import check_repair
 from nodepools.spec.sharing import check_sharing
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
+from nodepools.spec.warm import check_warm
 
 POOL_NAME_MAX = 40  # GKE node pool names are limited to 40 characters; EKS to 63.
 # Label keys the pool sets from its own spec; a user label may not override them.
@@ -34,6 +36,8 @@ def check_pool(spec: PoolFields, problems: Problems) -> None:
         check_sharing(spec, problems)
     check_labels_and_taints(spec, problems)
     check_karpenter_pool(spec, problems)
+    check_warm(spec, problems, types)
+    check_repair(spec, problems)
 
 
 def check_name(spec: PoolFields, problems: Problems) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from nodepools import vocabulary as v
 from nodepools.backends.aws import iam, tables
 from nodepools.backends.aws.mig import mig_user_data
+from nodepools.backends.aws.repair import node_repair_config
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.clouds.aws import CAPACITY_TYPES, accelerator_label
 from nodepools.clouds.taints import TAINT_EFFECTS
@@ -201,6 +202,8 @@ def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -
         "update_config": dict(tables.UPDATE_CONFIGS[spec.pool_class]),
         "tags": tags,
     }
+    if (repair := node_repair_config(spec)) is not None:
+        node_group["node_repair_config"] = repair
     placement, group_ignored, template_ignored = compact_placement(spec, node_group)
     if placement is not None:
         placement["tags"] = tags

@@ -39,6 +39,10 @@ def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
             problems.add(("zones", i), err, zone)
     if spec.placement is PlacementStrategy.COMPACT:
         _check_compact(spec, ctx, problems, machine_ok)
+    if spec.repair.eks is not None:
+        problems.add(("repair", "eks"), "repair.eks settings are for EKS managed node groups; GKE's auto-repair "
+                     "has no settings (allowed on GKE: repair.mode auto, on or off)",
+                     spec.repair.eks.model_dump(exclude_none=True))
     return problems
 
 

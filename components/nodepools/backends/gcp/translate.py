@@ -22,6 +22,7 @@ from nodepools.clouds import gcp as gke
 from nodepools.clouds.taints import TAINT_EFFECTS
 from nodepools.clouds.topology import choose_placement
 from nodepools.spec.pool import PoolSpec
+from nodepools.spec.repair import repair_enabled
 from nodepools.spec.sharing import GpuSharingMode
 from nodepools.vocabulary import CapacityType, Cloud
 
@@ -66,7 +67,9 @@ def translate_checked(spec: PoolSpec, ctx: GkeContext) -> NodePoolPlan:
             "total_max_node_count": spec.max_nodes,
             "location_policy": tables.LOCATION_POLICIES[spec.capacity],
         },
-        "management": {"auto_repair": True, "auto_upgrade": True},
+        # GKE repairs unless told not to (the API's default); only the opt-out turns it off
+        # (nodepools.spec.repair; setManagement updates it in place).
+        "management": {"auto_repair": repair_enabled(spec) is not False, "auto_upgrade": True},
         "upgrade_settings": _upgrade_settings(spec),
         "node_config": _node_config(spec, ctx, spot),
     }

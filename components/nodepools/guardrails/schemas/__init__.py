@@ -21,6 +21,8 @@ FILES = (
     "kueue.x-k8s.io_topologies.json",
     "kueue.x-k8s.io_admissionchecks.json",
     "kueue.x-k8s.io_provisioningrequestconfigs.json",
+    "autoscaling.x-k8s.io_capacitybuffers_v1alpha1.json",
+    "autoscaling.x-k8s.io_capacitybuffers_v1beta1.json",
 )
 
 

@@ -38,6 +38,15 @@ def autoscaler_flags(image: str) -> dict[str, list[str]]:
     return flags[image]
 
 
+def capacity_buffer_crd(image: str) -> dict[str, Any] | None:
+    """The CapacityBuffer CRD of one autoscaler release (by image tag), as upstream ships it;
+    None for a release without one (before 1.34) or one not vendored."""
+    try:
+        return load(f"capacitybuffers_crd_{image}.json")["crd"]
+    except FileNotFoundError:
+        return None
+
+
 def chart(name: str) -> dict[str, Any]:
     """``version``, ``app_version``, ``keys`` (the values.yaml key tree) and ``_source`` of a chart."""
     return load(f"chart_{name}.json")
