@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from pulumi_policy import (Policy, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
-                           ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (EnforcementLevel, Policy, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from nodepools.policies.base import Finding, PolicySpec, Res
@@ -134,7 +134,8 @@ def _stack_validate(spec: PolicySpec):
 
 
 def to_policy(spec: PolicySpec) -> Policy:
-    common = dict(description=spec.description, enforcement_level=spec.level, severity=spec.severity,
+    common = dict(description=spec.description, enforcement_level=EnforcementLevel(spec.level.value),
+                  severity=Severity(spec.severity.value),
                   config_schema=PolicyConfigSchema(schema_properties(spec.name, spec.config)),
                   tags=[spec.topic] if spec.topic else None)
     if spec.scope == "resource":
