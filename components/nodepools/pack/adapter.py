@@ -105,7 +105,7 @@ def stack_view(resources: list[Res], label_sources: tuple[str, ...] = ()) -> Sta
         _last_views.clear()
     elif key in _last_views:
         return _last_views[key]
-    view = _last_views[key] = StackView(resources, label_sources)
+    view = _last_views[key] = StackView(resources, label_sources, gpu_device_classes())
     return view
 
 
@@ -117,7 +117,7 @@ def request_view(args: StackValidationArgs, request: object | None, label_source
         if key in _last_views:
             return _last_views[key]
         resources = next(iter(_last_views.values())).resources
-        view = _last_views[key] = StackView(resources, label_sources)
+        view = _last_views[key] = StackView(resources, label_sources, gpu_device_classes())
         return view
     view = stack_view(stack_resources(args), label_sources)
     _last_request[:] = [request] if request is not None else []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable
 
-from nodepools.inventory.dra import gpu_device_classes, index_stack
+from nodepools.inventory.dra import index_stack, set_gpu_device_classes
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
@@ -50,12 +50,14 @@ class WorkloadRef:
 
 
 class StackView:
-    def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = ()) -> None:
+    def __init__(self, resources: Iterable[Res], label_sources: Iterable[str] = (),
+                 gpu_device_classes: Iterable[str] = ()) -> None:
         self.resources = list(resources)
         # nodeLabelSources: label prefixes agents add to nodes at run time (docs/design.md section 6).
         self.label_sources = tuple(label_sources)
         # The pod readers' "claims a GPU" (inventory/dra.py), with the configured gpuDeviceClasses.
-        self.gpu_device_classes = gpu_device_classes()
+        self.gpu_device_classes = frozenset(gpu_device_classes)
+        set_gpu_device_classes(self.gpu_device_classes)  # until issue 21 passes them explicitly
         index_stack(self.resources)
 
     def of_type(self, *types: str) -> list[Res]:
