@@ -19,7 +19,7 @@ from nodepools.offline.analyzer import PolicyPackRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = ROOT / "policy"
-REFERENCE = ROOT / "tests" / "pack" / "legacy_pack"
+REFERENCE = ROOT / "tests" / "pack" / "reference_pack"
 
 
 def pack_runner(**options: Any) -> PolicyPackRunner:

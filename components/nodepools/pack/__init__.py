@@ -24,7 +24,7 @@ class PackExistsError(FileExistsError):
 def requirements_text(version: str = nodepools.__version__) -> str:
     return (
         "# The pack's own virtualenv (PulumiPolicy.yaml runtime.options.virtualenv) installs this file.\n"
-        "# nodepools' core install is what the rules need (pulumi, pulumi-policy, pydantic, pyyaml):\n"
+        "# nodepools' core install is what the rules and their server need (pulumi, pydantic, pyyaml):\n"
         "# no cloud SDK. Until nodepools is on PyPI, install with --find-links DIR_OF_THE_WHEEL.\n"
         f"nodepools=={version}\n")
 

@@ -11,8 +11,11 @@ so only a pack's ``__main__.py`` may call it; the rules stay importable from
 
     serve([BY_NAME["schedulable"], BY_NAME["gpu-pool-taint"]], name="platform-placement")
 
-Start-up is on every preview's path: the port goes out before the policies are
-imported, and they load beside the server while the engine connects.
+Start-up is on every preview's path: the engine waits for ``GetAnalyzerInfo`` and
+``Configure`` before it starts the program. So the port goes out before the policies
+are imported, the registered pack answers those two from ``catalogue.json`` and the
+configuration as sent, and the policies load beside the server while the program
+starts; the first ``Analyze`` waits for them if it comes sooner.
 """
 from __future__ import annotations
 
@@ -23,20 +26,13 @@ import sys
 import threading
 from typing import Iterable
 
+from nodepools.pack import catalogue
+from nodepools.pack.catalogue import DESCRIPTION, PACK_NAME
 from nodepools.policies.base import PolicySpec
 
-PACK_NAME = "nodepools"
-DESCRIPTION = ("Node-pool placement checklist for EKS/GKE: taints, tolerations, GPU reachability, quotas, "
-               "spot safety, gang scheduling and probe budgets, judged at preview time.")
 # The engine's limit for a pack name (as pulumi_policy checks it), and its request size.
 _PACK_NAME = re.compile(r"^[a-zA-Z0-9-_.]{1,100}$")
 MAX_MESSAGE_BYTES = 400 * 2**20
-
-
-def _registered() -> tuple[PolicySpec, ...]:
-    from nodepools.policies.registry import POLICIES
-
-    return POLICIES
 
 
 def check_pack(name: str, policies: Iterable[PolicySpec]) -> tuple[PolicySpec, ...]:
@@ -72,11 +68,12 @@ def serve(policies: Iterable[PolicySpec] | None = None, *, name: str = PACK_NAME
     except ValueError as error:  # the pack's own __main__ is wrong: say so, exit 2, no traceback
         sys.stderr.write(f"nodepools pack: {error}\n")
         sys.exit(2)
-    servicer = PackServicer(_registered if given is None else (lambda: given), name, description,
-                            nodepools.__version__)
-    # The objects imported so far live as long as the process: keep the collector off them,
-    # and collect less often while a request builds its view of the stack (BENCHMARKS.md).
-    gc.collect()
+    registered = given is None and (name, description) == (PACK_NAME, DESCRIPTION)
+    servicer = PackServicer(catalogue.registered if given is None else (lambda: given), name, description,
+                            nodepools.__version__, catalogue.load if registered else None)
+    # The objects imported so far live as long as the process: keep the collector off them
+    # (frozen again once the policies are loaded), and collect less often while a request
+    # builds its view of the stack (BENCHMARKS.md).
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
     _quiet_grpc_tracebacks()

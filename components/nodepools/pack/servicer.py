@@ -22,6 +22,7 @@ configuration only (replaced whole by ``Configure``); every request works on its
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from typing import Any, Callable, Sequence
 
@@ -57,48 +58,64 @@ def _answering(handler: Callable) -> Callable:
 
 
 class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
-    """The policies ``policies()`` returns (called once, when a request first needs them)."""
+    """The policies ``policies()`` returns (called once, when a request first needs them).
+    ``catalogue()``, when given, answers ``GetAnalyzerInfo`` until they are loaded
+    (``nodepools.pack.catalogue``); the loaded policies' own answer replaces it if it differs."""
 
     def __init__(self, policies: Callable[[], Sequence[PolicySpec]], name: str, description: str,
-                 plugin_version: str) -> None:
+                 plugin_version: str, catalogue: Callable[[], Any] | None = None) -> None:
         self._source = policies
         self._name = name
         self._description = description
         self._plugin_version = plugin_version
-        self._lock = threading.Lock()
+        self._catalogue = catalogue
+        self._loading = threading.Lock()  # held while the policies import
+        self._lock = threading.Lock()  # held only to read or swap the state below
         self._specs: tuple[PolicySpec, ...] | None = None
-        self._configured: tuple[Configured, ...] | None = None
         self._info: Any = None
+        self._config: dict[str, tuple[EnforcementLevel, dict]] = {}  # as the last Configure sent it
+        self._configured: tuple[Configured, ...] | None = None  # ``_config`` parsed, once needed
 
     # --- state -----------------------------------------------------------------
     def specs(self) -> tuple[PolicySpec, ...]:
-        with self._lock:
+        with self._loading:
             if self._specs is None:
                 self._specs = tuple(self._source())
             return self._specs
 
     def configured(self) -> tuple[Configured, ...]:
         """The policies as last configured (their defaults until ``Configure``)."""
-        configured = self._configured
+        with self._lock:
+            configured, config = self._configured, self._config
         if configured is None:
-            defaults = configure(self.specs(), {})
+            configured = configure(self.specs(), config)
             with self._lock:
-                if self._configured is None:
-                    self._configured = defaults
-                configured = self._configured
+                if self._config is config:
+                    self._configured = configured
         return configured
 
     def info(self) -> Any:
-        if self._info is None:
-            info = analyzer_info(self.specs(), self._name, self._description)
+        with self._lock:
+            info = self._info
+        if info is None:
+            info = (self._catalogue() if self._catalogue else None) or analyzer_info(
+                self.specs(), self._name, self._description)
             with self._lock:
-                self._info = self._info or info
-        return self._info
+                self._info = info = self._info or info
+        return info
 
     def warm_up(self) -> None:
-        """Load what the first requests need (run beside the server, after the port is out)."""
-        self.info()
+        """Load what the first judgements need (run beside the server, once the port is out),
+        and replace a catalogue answer that is not the loaded policies' own."""
+        answered = self.info()
         self.configured()
+        if self._catalogue is not None:
+            live = analyzer_info(self.specs(), self._name, self._description)
+            if live != answered:
+                sys.stderr.write("nodepools pack: nodepools/pack/catalogue.json is not what the registered policies "
+                                 "give; answering from the policies (python -m nodepools.pack.catalogue rewrites it)\n")
+                with self._lock:
+                    self._info = live
 
     # --- the protocol ------------------------------------------------------------
     @_answering
@@ -111,6 +128,8 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
 
     @_answering
     def Configure(self, request: Any, context: Any) -> Any:
+        """Checked and kept; parsed into each policy's settings when a request first needs them
+        (a config that does not parse fails the requests that run the policy, as before)."""
         from google.protobuf import json_format
 
         config = {}
@@ -123,9 +142,8 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
                 config[name] = (level, json_format.MessageToDict(entry.properties))
             except ValueError as error:
                 raise RequestError(f"policy {name!r} config: {error}") from None
-        configured = configure(self.specs(), config)
         with self._lock:
-            self._configured = configured
+            self._config, self._configured = config, None
         return empty_pb2.Empty()
 
     @_answering
