@@ -44,14 +44,48 @@ class Recorded:
 
 
 def record(workloads: int, pools: int = 4) -> Recorded:
+    """The stack of ``workloads`` on ``pools`` pools of one cluster. A platform holds at most
+    50 pools (``PlatformArgs``); beyond 48 the node groups are copied under new names with
+    their autoscaler tags, as another program could register them in the same cluster."""
     from bench.workloads import workloads_program
     from nodepools.offline.analyzer import PackResource
     from nodepools.offline.analyzer_wire import analyze_requests, stack_request
     from nodepools.offline.engine import run_program
 
-    run = run_program(workloads_program(workloads, pools), stack="bench")
+    run = run_program(workloads_program(workloads, min(pools, PLATFORM_POOLS)), stack="bench")
     resources = [PackResource.from_registration(r) for r in run.resources]
+    resources += _copied_pools(resources, pools - min(pools, PLATFORM_POOLS))
     return Recorded(resources, analyze_requests(resources), stack_request(resources))
+
+
+PLATFORM_POOLS = 48
+NODE_GROUP, ASG_TAG = "aws:eks/nodeGroup:NodeGroup", "aws:autoscaling/tag:Tag"
+
+
+def _copied_pools(resources: list[Any], count: int) -> list[Any]:
+    import copy
+    from dataclasses import replace
+
+    from nodepools import vocabulary as v
+
+    groups = [r for r in resources if r.type == NODE_GROUP]
+    out = []
+    for i in range(count):
+        group = groups[i % len(groups)]
+        suffix = f"-copy{i}"
+        props = copy.deepcopy(group.properties) if isinstance(group.properties, dict) else None
+        if props is None:
+            from google.protobuf import json_format
+            props = json_format.MessageToDict(group.struct())
+        pool = props["labels"][v.LABEL_POOL] + suffix
+        props["labels"][v.LABEL_POOL] = props.get("tags", {})[v.LABEL_POOL] = pool
+        new_urn = group.urn + suffix
+        out.append(replace(group, name=group.name + suffix, urn=new_urn, properties=props))
+        for tag in (r for r in resources if r.type == ASG_TAG and group.urn in r.dependencies):
+            remap = lambda urns: tuple(new_urn if u == group.urn else u for u in urns)  # noqa: E731
+            out.append(replace(tag, name=tag.name + suffix, urn=tag.urn + suffix, dependencies=remap(tag.dependencies),
+                               property_dependencies={k: remap(us) for k, us in tag.property_dependencies.items()}))
+    return out
 
 
 @contextmanager

@@ -86,7 +86,7 @@ def test_the_same_refusal_of_a_bad_config(both):
         both.configure({"gpu-quota": "disabled", "spot-checkpointing": {"spotCheckpointMax": "soon"}}, validate=False)
 
 
-@settings(max_examples=12, deadline=None, database=None, derandomize=True,
+@settings(max_examples=8, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
 @given(data=st.data())

@@ -1,5 +1,11 @@
-"""The nodepools CrossGuard pack as files: ``nodepools pack new DIR`` and the plan's fallback.
+"""The nodepools CrossGuard pack: its Analyzer server and the pack as files.
 
+The server answers the engine's gRPC protocol itself: ``serve`` (start-up, a pack of your
+own), ``servicer`` (the protocol), ``wire`` (each resource read off the wire once),
+``judge`` (every rule on that one copy, diagnostics as pulumi_policy words them) and
+``catalogue`` (the registered pack's ``GetAnalyzerInfo`` answer, generated).
+
+The files: ``nodepools pack new DIR`` and the plan's fallback.
 The wheel ships the pack's ``__main__.py`` and ``PulumiPolicy.yaml`` (package data,
 ``template/``); ``write_pack`` adds the version and a ``requirements.txt`` pinned
 to this release, so the folder installs its own virtualenv anywhere and reaches

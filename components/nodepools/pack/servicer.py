@@ -4,8 +4,9 @@ Methods of the pinned protocol (``pulumi.runtime.proto.analyzer_pb2_grpc.Analyze
 
 - ``GetAnalyzerInfo``, ``GetPluginInfo``: the pack's name, its policies (level, severity,
   config schema, kind, topic tag) and this release's version.
-- ``Configure``: every policy's level and properties; each policy's settings are parsed
-  here, once, and a policy whose config does not parse fails the requests that run it.
+- ``Configure``: every policy's level and properties, kept as sent; each policy's
+  settings are parsed once, when a request first needs them, and a policy whose config
+  does not parse fails the requests that run it (as pulumi_policy's did).
 - ``Analyze`` (resource policies, one resource) and ``AnalyzeStack`` (stack policies):
   each resource is read off the wire once per request (``nodepools.pack.wire``) and every
   policy judges that one copy (``nodepools.pack.judge``).
@@ -98,10 +99,13 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
         with self._lock:
             info = self._info
         if info is None:
-            info = (self._catalogue() if self._catalogue else None) or analyzer_info(
-                self.specs(), self._name, self._description)
+            info = self._catalogue() if self._catalogue is not None else None
+            if info is None:
+                info = analyzer_info(self.specs(), self._name, self._description)
             with self._lock:
-                self._info = info = self._info or info
+                if self._info is None:
+                    self._info = info
+                info = self._info
         return info
 
     def warm_up(self) -> None:
@@ -150,25 +154,23 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
     def ConfigureStack(self, request: Any, context: Any) -> Any:
         return pb.AnalyzerStackConfigureResponse()
 
-    @_answering
-    def Analyze(self, request: Any, context: Any) -> Any:
+    def _judged(self, scope: str, read: Callable, judge: Callable, request: Any) -> Any:
+        """The running ``scope`` policies' diagnostics on what ``read`` takes off the wire, once."""
         configured = self.configured()
         response = pb.AnalyzeResponse()
-        if any(c.runs and c.spec.scope == "resource" for c in configured):
+        if any(c.runs and c.spec.scope == scope for c in configured):
             decoded = Decoded()
-            resource = analyzed_resource(request, decoded)
-            response.diagnostics.extend(judge_resource(configured, resource, self._name, decoded.secrets))
+            subject = read(request, decoded)
+            response.diagnostics.extend(judge(configured, subject, self._name, decoded.secrets))
         return response
 
     @_answering
+    def Analyze(self, request: Any, context: Any) -> Any:
+        return self._judged("resource", analyzed_resource, judge_resource, request)
+
+    @_answering
     def AnalyzeStack(self, request: Any, context: Any) -> Any:
-        configured = self.configured()
-        response = pb.AnalyzeResponse()
-        if any(c.runs and c.spec.scope == "stack" for c in configured):
-            decoded = Decoded()
-            resources = stack_resources(request, decoded)
-            response.diagnostics.extend(judge_stack(configured, resources, self._name, decoded.secrets))
-        return response
+        return self._judged("stack", stack_resources, judge_stack, request)
 
     @_answering
     def Remediate(self, request: Any, context: Any) -> Any:

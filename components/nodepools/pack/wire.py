@@ -50,9 +50,9 @@ class Decoded:
 
 
 def properties(struct: Any, decoded: Decoded) -> dict[str, Any]:
-    """A ``google.protobuf.Struct`` as plain data (see the module docstring)."""
-    value = _struct(struct, decoded)
-    return value if isinstance(value, dict) else {}
+    """A resource's ``google.protobuf.Struct`` as plain data (see the module docstring); its
+    own keys are property names, never a signature (as pulumi_policy reads them)."""
+    return _fields(struct, decoded)
 
 
 def _value(message: Any, decoded: Decoded) -> Any:
@@ -82,11 +82,12 @@ def _value(message: Any, decoded: Decoded) -> Any:
 
 
 def _struct(struct: Any, decoded: Decoded) -> Any:
-    fields = struct.fields
-    if SIG_KEY in fields:
-        return _signed(struct, decoded)
+    return _signed(struct, decoded) if SIG_KEY in struct.fields else _fields(struct, decoded)
+
+
+def _fields(struct: Any, decoded: Decoded) -> dict[str, Any]:
     out = {}
-    for key, item in fields.items():
+    for key, item in struct.fields.items():
         try:
             out[key] = _value(item, decoded)
         except WireError as error:
