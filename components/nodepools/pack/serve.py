@@ -14,8 +14,9 @@ so only a pack's ``__main__.py`` may call it; the rules stay importable from
 Start-up is on every preview's path: the engine waits for ``GetAnalyzerInfo`` and
 ``Configure`` before it starts the program. So the port goes out before the policies
 are imported, the registered pack answers those two from ``catalogue.json`` and the
-configuration as sent, and the policies load beside the server while the program
-starts; the first ``Analyze`` waits for them if it comes sooner.
+configuration as sent, and the policies load on a thread of their own from the first
+``GetAnalyzerInfo`` on, while the engine starts the program; a request that needs them
+sooner waits for them.
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ import gc
 import logging
 import re
 import sys
-import threading
 from typing import Iterable
 
 from nodepools.pack import catalogue
@@ -72,8 +72,8 @@ def serve(policies: Iterable[PolicySpec] | None = None, *, name: str = PACK_NAME
     servicer = PackServicer(catalogue.registered if given is None else (lambda: given), name, description,
                             nodepools.__version__, catalogue.load if registered else None)
     # The objects imported so far live as long as the process: keep the collector off them
-    # (frozen again once the policies are loaded), and collect less often while a request
-    # builds its view of the stack (BENCHMARKS.md).
+    # (the servicer freezes the policies' too once loaded), and collect less often while a
+    # request builds its view of the stack (BENCHMARKS.md).
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
     _quiet_grpc_tracebacks()
@@ -84,7 +84,6 @@ def serve(policies: Iterable[PolicySpec] | None = None, *, name: str = PACK_NAME
     server.start()
     sys.stdout.write(f"{port}\n")
     sys.stdout.flush()
-    threading.Thread(target=_warm_up, args=(servicer,), name="nodepools-pack-warm-up", daemon=True).start()
     try:
         server.wait_for_termination()
     except KeyboardInterrupt:
@@ -105,11 +104,3 @@ def _quiet_grpc_tracebacks() -> None:
     grpc_log = logging.getLogger("grpc")
     grpc_log.addHandler(handler)
     grpc_log.propagate = False
-
-
-def _warm_up(servicer) -> None:
-    try:
-        servicer.warm_up()
-    except Exception:  # noqa: BLE001 - a request that needs it reports the same failure as an answer
-        return
-    gc.freeze()

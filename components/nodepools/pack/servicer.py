@@ -23,6 +23,7 @@ configuration only (replaced whole by ``Configure``); every request works on its
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 import threading
 from typing import Any, Callable, Sequence
@@ -76,6 +77,7 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
         self._info: Any = None
         self._config: dict[str, tuple[EnforcementLevel, dict]] = {}  # as the last Configure sent it
         self._configured: tuple[Configured, ...] | None = None  # ``_config`` parsed, once needed
+        self._warming = False
 
     # --- state -----------------------------------------------------------------
     def specs(self) -> tuple[PolicySpec, ...]:
@@ -108,9 +110,25 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
                 info = self._info
         return info
 
+    def start_warm_up(self) -> None:
+        """Load the policies on a thread of their own, once: started when ``GetAnalyzerInfo``
+        is answered, so the engine's first questions never wait for the imports."""
+        with self._lock:
+            if self._warming:
+                return
+            self._warming = True
+        threading.Thread(target=self._warm_up_quietly, name="nodepools-pack-warm-up", daemon=True).start()
+
+    def _warm_up_quietly(self) -> None:
+        try:
+            self.warm_up()
+        except Exception:  # noqa: BLE001 - the request that needs the policies reports the same failure
+            return
+        gc.freeze()  # what the imports built lives as long as the process
+
     def warm_up(self) -> None:
-        """Load what the first judgements need (run beside the server, once the port is out),
-        and replace a catalogue answer that is not the loaded policies' own."""
+        """Load what the first judgements need, and replace a catalogue answer that is not
+        the loaded policies' own."""
         answered = self.info()
         self.configured()
         if self._catalogue is not None:
@@ -124,7 +142,9 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
     # --- the protocol ------------------------------------------------------------
     @_answering
     def GetAnalyzerInfo(self, request: Any, context: Any) -> Any:
-        return self.info()
+        info = self.info()
+        self.start_warm_up()
+        return info
 
     @_answering
     def GetPluginInfo(self, request: Any, context: Any) -> Any:
