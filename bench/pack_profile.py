@@ -64,6 +64,8 @@ def main() -> None:
     seconds: Counter = Counter()
     servicer = timed_servicer(seconds)
     servicer.warm_up()
+    gc.freeze()  # the pack process's collector settings (nodepools.pack.serve)
+    gc.set_threshold(50_000, 20, 20)
     profiler = cProfile.Profile()
     in_gc = _GcClock()
     gc.collect()
