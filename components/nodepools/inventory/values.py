@@ -1,8 +1,9 @@
 """Plain values out of whatever shape a resource's properties arrive in.
 
-The same readers serve three callers: the policy pack (pulumi_policy wraps
-props in proxies that raise on unknown values), the offline engine (pulumi's
-``Unknown`` objects) and plain dicts in tests. ``plain`` turns all of them into
+The same readers serve several callers: the policy pack (``nodepools.pack.wire``
+already hands them plain data, sentinels read as ``UNKNOWN``), a user's own
+pulumi_policy pack (which wraps props in proxies that raise on unknown values), the
+offline engine (pulumi's ``Unknown`` objects) and plain dicts in tests. ``plain`` turns all of them into
 dicts/lists with one ``UNKNOWN`` marker, so a rule can decide explicitly what an
 unknown means instead of crashing or, worse, judging a value it cannot see.
 """
