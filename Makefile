@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
 	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test test-dist test-all bench bench-smoke clean refresh-upstream vendor-upstream
+.PHONY: plan test test-dist test-all test-parity bench bench-smoke clean refresh-upstream vendor-upstream
 
 # The first install takes a few minutes: say so, and let pip show what it collects and installs.
 $(STAMP): pyproject.toml
@@ -54,6 +54,12 @@ test: $(STAMP)
 # installed from the built wheel and PyPI (make test borrows the installed dependencies).
 test-dist: $(STAMP)
 	NODEPOOLS_DIST_FULL=1 $(VENV)/bin/python -m pytest tests/distribution
+
+# The policy suite, the policy fuzzer and the upstream corpus with every Analyzer call answered
+# by both nodepools' servicer (policy/) and the reference server (tests/pack/pack_under_test.py),
+# which must agree field for field.
+test-parity: $(STAMP)
+	NODEPOOLS_TEST_PACK=parity $(VENV)/bin/python -m pytest tests/policy tests/reliability/test_policy_fuzz.py tests/upstream
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py

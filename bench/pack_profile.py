@@ -3,11 +3,11 @@
     .venv/bin/python bench/pack_profile.py [--workloads 200] [--top 25] [--sort tottime] [--no-profile]
 
 The pack's gRPC server runs its handlers on a thread pool, which cProfile cannot
-follow; here the pack's own servicer (``pulumi_policy``'s, the one the server
+follow; here the pack's own servicer (``nodepools.pack.servicer``, the one the server
 wraps) answers the same ``Analyze``/``AnalyzeStack`` requests the offline runner
 sends, in this thread. Prints each policy's total time (resource policies summed
-over every ``Analyze``), the SDK's share (deserialising each resource once per
-policy, proxies, diagnostics) and the profile.
+over every ``Analyze``), the rest (reading the wire once per request, the stack view,
+exemptions and waivers, diagnostics) and the profile.
 """
 from __future__ import annotations
 
@@ -26,37 +26,24 @@ from bench.worker import _GcClock  # noqa: E402
 from bench.workloads import workloads_program  # noqa: E402
 
 
-def requests_for(resources):
-    """The requests the offline runner sends for ``resources`` (``PackResource`` helpers)."""
-    from pulumi.runtime import proto
+def timed_servicer(seconds: Counter):
+    """The pack's servicer (nodepools.pack.servicer) with every policy's check timed into ``seconds``."""
+    from dataclasses import replace
 
-    from nodepools.offline.analyzer_wire import PackResource
+    from nodepools.pack.servicer import PackServicer
+    from nodepools.policies.registry import POLICIES
 
-    items = [PackResource.from_registration(r) for r in resources]
-    by_urn = {r.urn: r for r in items}
-    analyze = [proto.AnalyzeRequest(type=i.type, urn=i.urn, name=i.name, properties=i.struct(), options=i.options(),
-                                    provider=i.provider_message(by_urn)) for i in items]
-    stack = proto.AnalyzeStackRequest(resources=[i.analyzer_resource(by_urn) for i in items])
-    return analyze, stack
-
-
-def timed_servicer(policies, seconds: Counter):
-    """The pack's servicer with every policy's ``validate`` timed into ``seconds``."""
-    from pulumi_policy import EnforcementLevel
-    from pulumi_policy.policy import _PolicyAnalyzerServicer
-
-    for policy in policies:
-        inner = policy.validate
-
-        def timed(args, report, inner=inner, name=policy.name):
+    def timed(spec):
+        def check(subject, settings):
             begin = time.perf_counter()
             try:
-                return inner(args, report)
+                return list(spec.check(subject, settings))
             finally:
-                seconds[name] += time.perf_counter() - begin
+                seconds[spec.name] += time.perf_counter() - begin
+        return replace(spec, check=check)
 
-        policy.validate = timed
-    return _PolicyAnalyzerServicer("bench", "0.0.1", policies, EnforcementLevel.ADVISORY)
+    specs = tuple(timed(spec) for spec in POLICIES)
+    return PackServicer(lambda: specs, "bench", "", "0")
 
 
 def main() -> None:
@@ -68,13 +55,17 @@ def main() -> None:
                         help="time the policies without cProfile (it inflates small calls many times over)")
     args = parser.parse_args()
 
+    from nodepools.offline.analyzer_wire import PackResource, analyze_requests, stack_request
     from nodepools.offline.engine import run_program
-    from nodepools.pack.adapter import policies
 
     run = run_program(workloads_program(args.workloads), stack="bench")
-    analyze, stack = requests_for(run.resources)
+    items = [PackResource.from_registration(r) for r in run.resources]
+    analyze, stack = analyze_requests(items), stack_request(items)
     seconds: Counter = Counter()
-    servicer = timed_servicer(policies(), seconds)
+    servicer = timed_servicer(seconds)
+    servicer.warm_up()
+    gc.freeze()  # the pack process's collector settings (nodepools.pack.serve)
+    gc.set_threshold(50_000, 20, 20)
     profiler = cProfile.Profile()
     in_gc = _GcClock()
     gc.collect()
@@ -91,7 +82,7 @@ def main() -> None:
     total, in_policies = end - begin, sum(seconds.values())
     print(f"{len(analyze)} resources: Analyze x{len(analyze)} {middle - begin:.3f}s, AnalyzeStack {end - middle:.3f}s "
           f"({'no profiler' if args.no_profile else 'under the profiler'}); in policy functions {in_policies:.3f}s, "
-          f"SDK around them {total - in_policies:.3f}s; garbage collector {in_gc.seconds:.3f}s (anywhere)")
+          f"around them {total - in_policies:.3f}s; garbage collector {in_gc.seconds:.3f}s (anywhere)")
     for name, spent in seconds.most_common():
         print(f"  {name:<28} {spent:8.3f}s {100 * spent / total:5.1f}%")
     if not args.no_profile:

@@ -9,7 +9,9 @@ transfer between machines. Benchmarks (``--only``):
 
 - ``overhead``: the aws-prod stack vs flat programs of the same resources;
 - ``fleet``: 1, 10, 50 clusters x 4 pools + guardrails, time per resource;
-- ``pack``: the policy pack over the Analyzer protocol vs no-op packs, 1,000 workloads;
+- ``pack``: the policy pack over the Analyzer protocol vs its no-op floor and Checkov, 1,000
+  workloads, and its start-up;
+- ``pack-scale``: the pack at 100 to 10,000 workloads and 4 to 64 pools, against the same;
 - ``placement``: the placement analysis at several workloads x pools;
 - ``plan``: ``nodepools plan`` of each default stack.
 
@@ -30,20 +32,23 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import fleet, overhead, placement_cost, plan_cost, policy_pack  # noqa: E402
+from bench import fleet, overhead, pack_scale, placement_cost, plan_cost, policy_pack  # noqa: E402
 from bench.measure import table  # noqa: E402
 
-BENCHMARKS = {"overhead": overhead, "fleet": fleet, "pack": policy_pack, "placement": placement_cost,
-              "plan": plan_cost}
+BENCHMARKS = {"overhead": overhead, "fleet": fleet, "pack": policy_pack, "pack-scale": pack_scale,
+              "placement": placement_cost, "plan": plan_cost}
 
 
 @dataclass(frozen=True)
 class Settings:
+    quick: bool
     reps: int
     warm: int
     workdir: Path
     fleet_sizes: tuple[int, ...]
-    pack_workloads: int
+    pack_workloads: int  # also the workload count of the pack-scale sweep over pools
+    pack_scale_workloads: tuple[int, ...]
+    pack_scale_pools: tuple[int, ...]
     placement_workloads: tuple[int, ...]
     placement_pools: tuple[int, ...]
     plan_stacks: tuple[str, ...]
@@ -51,9 +56,10 @@ class Settings:
 
 def settings_for(args: argparse.Namespace, workdir: Path) -> Settings:
     if args.quick:
-        return Settings(args.reps or 1, args.warm or 1, workdir, (1, 2), 20, (8, 16), (4, 8), ("aws-dev",))
-    return Settings(args.reps or 5, args.warm or 3, workdir, (1, 10, 50), 1000, (250, 500, 1000), (4, 16),
-                    ("aws-dev", "aws-prod", "gcp-dev"))
+        return Settings(True, args.reps or 1, args.warm or 1, workdir, (1, 2), 20, (10, 20), (4, 8), (8, 16), (4, 8),
+                        ("aws-dev",))
+    return Settings(False, args.reps or 5, args.warm or 3, workdir, (1, 10, 50), 1000, (100, 1000, 5000, 10000),
+                    (4, 16, 64), (250, 500, 1000), (4, 16), ("aws-dev", "aws-prod", "gcp-dev"))
 
 
 def machine() -> str:

@@ -1,6 +1,6 @@
 """Which optional extra brings which cloud SDK, and the error that says so.
 
-The core install is the policy pack's (pulumi, pulumi-policy, pydantic, pyyaml):
+The core install is the policy pack's (pulumi, pydantic, pyyaml):
 the rules must load in a small pack virtualenv. The components need the SDKs of
 the cloud they build on, which come with ``nodepools[aws]`` or ``nodepools[gcp]``
 (pyproject.toml ``[project.optional-dependencies]``).

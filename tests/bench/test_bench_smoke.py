@@ -24,11 +24,12 @@ def test_quick_run_prints_the_table_of_every_benchmark():
     assert [c.strip() for c in header.strip("|").split("|")] == [
         "benchmark", "measure", "ours", "floor", "ratio", "target", "verdict"]
     benchmarks = {line.split("|")[1].strip() for line in lines[lines.index(header) + 2:] if line.startswith("|")}
-    assert benchmarks == {"1 overhead", "2 fleet", "3 policy pack", "3 placement", "4 plan"}
+    assert benchmarks == {"1 overhead", "2 fleet", "3 policy pack", "3 pack start-up", "3 pack scale", "3 placement",
+                          "4 plan"}
 
 
 def test_unknown_benchmark_is_refused_with_the_choices():
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--only", "nope"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert "unknown benchmark(s) nope (choose from overhead, fleet, pack, placement, plan)" in done.stderr
+    assert "unknown benchmark(s) nope (choose from overhead, fleet, pack, pack-scale, placement, plan)" in done.stderr

@@ -33,16 +33,26 @@ def run_without(blocked: set[str], code: str) -> subprocess.CompletedProcess:
 CLOUD_SDKS = {"pulumi_aws", "pulumi_gcp", "pulumi_kubernetes"}
 
 
-def test_the_rules_and_the_pack_load_without_any_cloud_sdk():
-    result = run_without(CLOUD_SDKS, """
+def test_the_rules_and_the_pack_serve_without_any_cloud_sdk_or_pulumi_policy():
+    """The pack's servicer describes and judges a stack with neither installed."""
+    result = run_without(CLOUD_SDKS | {"pulumi_policy"}, """
         import sys
-        import nodepools.inventory, nodepools.placement, nodepools.pack.adapter, nodepools.pack.serve
-        from nodepools.pack.adapter import policies
-        print(len(policies()), sorted(m for m in sys.modules if m.split(".")[0] in {"pulumi_aws", "pulumi_gcp",
-                                                                                   "pulumi_kubernetes"}))
+        import nodepools.inventory, nodepools.placement, nodepools.pack.serve
+        from pulumi.runtime.proto import analyzer_pb2 as pb
+        from nodepools.pack.servicer import PackServicer
+        from nodepools.pack.catalogue import registered
+        servicer = PackServicer(registered, "nodepools", "", "0")
+        pool = pb.AnalyzerResource(type="aws:eks/nodeGroup:NodeGroup", urn="urn:pulumi:d::p::aws:eks/nodeGroup:NodeGroup::gpu",
+                                   name="gpu")
+        pool.properties.update({"instanceTypes": ["g6.xlarge"], "scalingConfig": {"minSize": 1.0, "maxSize": 2.0}})
+        stack = servicer.AnalyzeStack(pb.AnalyzeStackRequest(resources=[pool]), None)
+        print(len(servicer.info().policies), "gpu-device-plugin" in {d.policyName for d in stack.diagnostics},
+              sorted(m for m in sys.modules if m.split(".")[0] in {"pulumi_aws", "pulumi_gcp", "pulumi_kubernetes",
+                                                                   "pulumi_policy"}))
     """)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split(maxsplit=1) == [str(len(POLICIES)), "[]\n"]
+    # A GPU pool without the NVIDIA device plugin: judged, with the rules' own imports only.
+    assert result.stdout.split(maxsplit=1) == [str(len(POLICIES)), "True []\n"]
 
 
 @pytest.mark.parametrize("backend, extra, missing", [

@@ -29,11 +29,11 @@ def test_wheel_ships_the_pack_the_types_and_the_license_with_core_dependencies_o
         names = set(zf.namelist())
         metadata = Parser().parsestr(zf.read(f"nodepools-{nodepools.__version__}.dist-info/METADATA").decode())
     assert {"nodepools/py.typed", "nodepools/pack/template/__main__.py", "nodepools/pack/template/PulumiPolicy.yaml",
-            f"nodepools-{nodepools.__version__}.dist-info/licenses/LICENSE"} <= names
+            "nodepools/pack/catalogue.json", f"nodepools-{nodepools.__version__}.dist-info/licenses/LICENSE"} <= names
     assert metadata["Version"] == nodepools.__version__ and metadata["License-Expression"] == "Apache-2.0"
     requires = metadata.get_all("Requires-Dist")
     core = sorted(r for r in requires if "extra ==" not in r)
-    assert core == ["pulumi-policy<2,>=1.20", "pulumi<4,>=3.237", "pydantic<3,>=2.10", "pyyaml<7,>=6.0"]
+    assert core == ["pulumi<4,>=3.237", "pydantic<3,>=2.10", "pyyaml<7,>=6.0"]
     assert 'pulumi-aws<8,>=7.0; extra == "aws"' in requires and 'pulumi-gcp<11,>=9.0; extra == "gcp"' in requires
     assert {"aws", "gcp", "policy", "all", "test"} <= set(metadata.get_all("Provides-Extra"))
     assert any(url.startswith("Source, https://") for url in metadata.get_all("Project-URL"))

@@ -20,8 +20,9 @@ TRICKY_STRINGS = st.sampled_from([
 LEAVES = st.one_of(
     st.none(), st.booleans(),
     st.integers(-(2 ** 53), 2 ** 53).map(float),
-    # Finite only: pulumi_policy reads the request with MessageToDict, which cannot
-    # represent NaN or infinity, so those fail inside the SDK before any rule runs.
+    # Finite only: the engine never sends NaN or infinity (JSON has none); the pack refuses
+    # them with a message naming the property (tests/pack/test_wire.py), a gRPC error this
+    # fuzzer would count as a failure, and the reference server cannot read them at all.
     st.floats(allow_nan=False, allow_infinity=False),
     TRICKY_STRINGS, st.text(max_size=20),
 )

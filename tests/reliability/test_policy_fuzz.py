@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 from dataclasses import replace
 
@@ -22,6 +23,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from pulumi.runtime import proto
 
 from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError, PackResource, PolicyPackRunner
+from nodepools.offline.analyzer_wire import analyze_requests, stack_request
 
 from nodepools.inventory.workloads import WORKLOAD_TYPES
 
@@ -41,34 +43,28 @@ EXCEPTION_TEXT = re.compile(
     r"can't multiply sequence|argument of type|index out of range|maximum recursion|takes \d+ positional")
 
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "policy"
+sys.path.insert(0, str(Path(__file__).parents[1] / "pack"))
+from pack_under_test import pack_runner  # noqa: E402
+LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
+          proto.DISABLED: "disabled"}
 
 
-class FuzzRunner(PolicyPackRunner):
-    """Calls ``Analyze`` only for the damaged resources (the rest of the stack is the
-    compliant base, whose per-resource verdicts never change) and ``AnalyzeStack``
-    for the whole stack, as the engine would."""
-
-    def analyze_damaged(self, items: list[PackResource], damaged: set[str]) -> list[Diagnostic]:
-        by_urn = {r.urn: r for r in items}
-        out: list[Diagnostic] = []
-        for item in items:
-            if item.urn in damaged:
-                reply = self._call("Analyze", proto.AnalyzeRequest(
-                    type=item.type, urn=item.urn, name=item.name, properties=item.struct(),
-                    options=item.options(), provider=item.provider_message(by_urn)))
-                out += [Diagnostic.of(d, item.urn, "analyze", {proto.ADVISORY: "advisory", proto.MANDATORY:
-                        "mandatory", proto.REMEDIATE: "remediate", proto.DISABLED: "disabled"}) for d in reply.diagnostics]
-        reply = self._call("AnalyzeStack", proto.AnalyzeStackRequest(
-            resources=[item.analyzer_resource(by_urn) for item in items]))
-        levels = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
-                  proto.DISABLED: "disabled"}
-        return out + [Diagnostic.of(d, "", "analyze-stack", levels) for d in reply.diagnostics]
+def analyze_damaged(pack: PolicyPackRunner, items: list[PackResource], damaged: set[str]) -> list[Diagnostic]:
+    """``Analyze`` only the damaged resources (the rest of the stack is the compliant base,
+    whose per-resource verdicts never change) and ``AnalyzeStack`` the whole stack, as the
+    engine would."""
+    out: list[Diagnostic] = []
+    for item, request in zip(items, analyze_requests(items)):
+        if item.urn in damaged:
+            out += [Diagnostic.of(d, item.urn, "analyze", LEVELS) for d in pack.call("Analyze", request).diagnostics]
+    reply = pack.call("AnalyzeStack", stack_request(items))
+    return out + [Diagnostic.of(d, "", "analyze-stack", LEVELS) for d in reply.diagnostics]
 
 
 @pytest.fixture(scope="module")
 def pack():
-    runner = FuzzRunner(pack_dir=PACK_DIR).start()
+    """``policy/`` unless ``NODEPOOLS_TEST_PACK`` says otherwise (tests/pack/pack_under_test.py)."""
+    runner = pack_runner().start()
     runner.configure()  # every policy at its default level and config
     yield runner
     runner.close()
@@ -85,13 +81,13 @@ TYPES = sorted({(cloud, r.type) for cloud, stack in BASES.items() for r in stack
 WORKLOADS = sorted((r.type, r.name) for r in BASES["gcp"] if r.type in WORKLOAD_TYPES)
 
 
-def judged(pack: FuzzRunner, stack: list[PackResource], damaged: set[str]) -> list[Diagnostic]:
+def judged(pack: PolicyPackRunner, stack: list[PackResource], damaged: set[str]) -> list[Diagnostic]:
     """The pack's diagnostics; every way of failing to answer is a test failure."""
     for item in stack:
         if item.urn in damaged:
             TRIED[item.type] += 1
     try:
-        diagnostics = pack.analyze_damaged(stack, damaged)
+        diagnostics = analyze_damaged(pack, stack, damaged)
     except PackError as error:
         pytest.fail(f"the pack failed on damaged {sorted(damaged)}:\n{error}")
     names = set(pack.info().policies)

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "pack"))
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,6 +20,7 @@ def platform():
 
 @pytest.fixture(scope="session")
 def pack():
-    from nodepools.offline.analyzer import PolicyPackRunner
-    with PolicyPackRunner(pack_dir=ROOT / "policy", stack="aws-dev") as runner:
+    """``policy/`` unless ``NODEPOOLS_TEST_PACK`` says otherwise (tests/pack/pack_under_test.py)."""
+    from pack_under_test import pack_runner
+    with pack_runner(stack="aws-dev") as runner:
         yield runner

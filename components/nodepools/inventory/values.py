@@ -1,8 +1,9 @@
 """Plain values out of whatever shape a resource's properties arrive in.
 
-The same readers serve three callers: the policy pack (pulumi_policy wraps
-props in proxies that raise on unknown values), the offline engine (pulumi's
-``Unknown`` objects) and plain dicts in tests. ``plain`` turns all of them into
+The same readers serve several callers: the policy pack (``nodepools.pack.wire``
+already hands them plain data, sentinels read as ``UNKNOWN``), a user's own
+pulumi_policy pack (which wraps props in proxies that raise on unknown values), the
+offline engine (pulumi's ``Unknown`` objects) and plain dicts in tests. ``plain`` turns all of them into
 dicts/lists with one ``UNKNOWN`` marker, so a rule can decide explicitly what an
 unknown means instead of crashing or, worse, judging a value it cannot see.
 """
@@ -11,11 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pulumi.runtime import rpc
-from pulumi_policy import proxy as _policy_proxy
+try:  # the proxies of a user's own pulumi_policy pack; the nodepools pack reads plain data
+    from pulumi_policy import proxy as _policy_proxy
+except ImportError:  # pulumi-policy is not a dependency of nodepools
+    _policy_proxy = None
 
-# The engine's wire sentinel for an unknown value, and pulumi_policy's typed variants.
-_UNKNOWN_STRINGS = frozenset({rpc.UNKNOWN, *(getattr(_policy_proxy, n) for n in dir(_policy_proxy) if n.startswith("UNKNOWN_"))})
+# The engine's wire sentinels for a value unknown during preview, one per type
+# (pulumi/pulumi: sdk/go/common/resource/plugin/rpc.go, UnknownBoolValue ... UnknownObjectValue).
+UNKNOWN_STRINGS = frozenset({
+    "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7", "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
+    "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2",
+    "030794c1-ac77-496b-92df-f27374a8bd58", "e48ece36-62e2-4504-bad9-02848725956a",
+    "dd056dcd-154b-4c76-9bd3-c8f88648b5ff"})
 
 
 class _Unknown:
@@ -51,14 +59,14 @@ def plain(value: Any) -> Any:
     if kind is list:
         return [plain(v) for v in value]
     if kind is str:
-        return UNKNOWN if value in _UNKNOWN_STRINGS else value
+        return UNKNOWN if value in UNKNOWN_STRINGS else value
     if kind in (float, int, bool) or value is None or value is UNKNOWN:
         return value
     if isinstance(value, str):
-        return UNKNOWN if value in _UNKNOWN_STRINGS else value
+        return UNKNOWN if value in UNKNOWN_STRINGS else value
     if kind.__name__ == "Unknown" and kind.__module__.startswith("pulumi"):
         return UNKNOWN
-    if isinstance(value, (_policy_proxy._DictProxy, _policy_proxy._ListProxy)):
+    if _policy_proxy is not None and isinstance(value, (_policy_proxy._DictProxy, _policy_proxy._ListProxy)):
         # The proxies raise on reading an unknown; their raw target does not.
         value = value["__target"]
     if isinstance(value, Mapping):

@@ -35,7 +35,8 @@ from pulumi.runtime.proto import analyzer_pb2_grpc
 
 from nodepools.offline.engine import Registration, Run
 from nodepools.offline.analyzer_wire import (UNKNOWN_WIRE, Diagnostic, PackConfigError, PackError, PackInfo,
-                                             PackResource, PolicyInfo, policy_info, reconcile, urn_for)
+                                             PackResource, PolicyInfo, analyze_requests, policy_info, reconcile,
+                                             stack_request, urn_for)
 
 # The pack never dials the engine; the CLI passes its host address here.
 ENGINE_ADDRESS = "127.0.0.1:0"
@@ -79,7 +80,7 @@ class PolicyPackRunner:
                                               options=[("grpc.max_receive_message_length", 400 * 2**20)])
         grpc.channel_ready_future(self._channel).result(timeout=self.startup_timeout_seconds)
         self._stub = analyzer_pb2_grpc.AnalyzerStub(self._channel)
-        self._call("ConfigureStack", proto.AnalyzerStackConfigureRequest(
+        self.call("ConfigureStack", proto.AnalyzerStackConfigureRequest(
             stack=self.stack, project=self.project, organization=self.organization, dry_run=self.dry_run,
             config=dict(self.stack_config), tags=dict(self.stack_tags)))
         return self
@@ -125,7 +126,8 @@ class PolicyPackRunner:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _call(self, method: str, request: Any) -> Any:
+    def call(self, method: str, request: Any) -> Any:
+        """One raw Analyzer call (``PackError`` with the pack's stderr when it fails)."""
         if self._stub is None:
             raise PackError("the pack is not running: call start() first")
         try:
@@ -136,7 +138,7 @@ class PolicyPackRunner:
     # --- protocol -------------------------------------------------------------
     def info(self) -> PackInfo:
         if self._info is None:
-            reply = self._call("GetAnalyzerInfo", empty_pb2.Empty())
+            reply = self.call("GetAnalyzerInfo", empty_pb2.Empty())
             # Python packs always answer 0.0.1; the CLI reports PulumiPolicy.yaml's version instead.
             version = _yaml_version(Path(self.pack_dir)) or reply.version
             self._info = PackInfo(reply.name, version, {p.name: policy_info(p, _LEVEL_NAMES)
@@ -154,21 +156,17 @@ class PolicyPackRunner:
             entry = request.policyConfig[name]
             entry.enforcementLevel = _LEVELS[level]
             entry.properties.update(properties)
-        self._call("Configure", request)
+        self.call("Configure", request)
         return reconciled
 
     def analyze(self, resources: Iterable[PackResource | Registration]) -> list[Diagnostic]:
         """``Analyze`` each resource, then ``AnalyzeStack`` once; every diagnostic."""
         items = [r if isinstance(r, PackResource) else PackResource.from_registration(r) for r in resources]
-        by_urn = {r.urn: r for r in items}
         out: list[Diagnostic] = []
-        for item in items:
-            reply = self._call("Analyze", proto.AnalyzeRequest(
-                type=item.type, urn=item.urn, name=item.name, properties=item.struct(),
-                options=item.options(), provider=item.provider_message(by_urn)))
+        for item, request in zip(items, analyze_requests(items)):
+            reply = self.call("Analyze", request)
             out += [Diagnostic.of(d, item.urn, "analyze", _LEVEL_NAMES) for d in reply.diagnostics]
-        stack = proto.AnalyzeStackRequest(resources=[item.analyzer_resource(by_urn) for item in items])
-        reply = self._call("AnalyzeStack", stack)
+        reply = self.call("AnalyzeStack", stack_request(items))
         out += [Diagnostic.of(d, "", "analyze-stack", _LEVEL_NAMES) for d in reply.diagnostics]
         return out
 

@@ -136,6 +136,20 @@ class PackResource:
                                   for k, v in self.property_dependencies.items()})
 
 
+def analyze_requests(items: list[PackResource]) -> list[Any]:
+    """One ``AnalyzeRequest`` per resource, as the engine sends them (the provider resolved
+    among ``items``)."""
+    by_urn = {r.urn: r for r in items}
+    return [proto.AnalyzeRequest(type=item.type, urn=item.urn, name=item.name, properties=item.struct(),
+                                 options=item.options(), provider=item.provider_message(by_urn)) for item in items]
+
+
+def stack_request(items: list[PackResource]) -> Any:
+    """The ``AnalyzeStackRequest`` of ``items``."""
+    by_urn = {r.urn: r for r in items}
+    return proto.AnalyzeStackRequest(resources=[item.analyzer_resource(by_urn) for item in items])
+
+
 _ENFORCEMENT_LEVELS = ("advisory", "mandatory", "remediate", "disabled")
 
 

@@ -1,5 +1,11 @@
-"""The nodepools CrossGuard pack as files: ``nodepools pack new DIR`` and the plan's fallback.
+"""The nodepools CrossGuard pack: its Analyzer server and the pack as files.
 
+The server answers the engine's gRPC protocol itself: ``serve`` (start-up, a pack of your
+own), ``servicer`` (the protocol), ``wire`` (each resource read off the wire once),
+``judge`` (every rule on that one copy, diagnostics as pulumi_policy words them) and
+``catalogue`` (the registered pack's ``GetAnalyzerInfo`` answer, generated).
+
+The files: ``nodepools pack new DIR`` and the plan's fallback.
 The wheel ships the pack's ``__main__.py`` and ``PulumiPolicy.yaml`` (package data,
 ``template/``); ``write_pack`` adds the version and a ``requirements.txt`` pinned
 to this release, so the folder installs its own virtualenv anywhere and reaches
@@ -24,7 +30,7 @@ class PackExistsError(FileExistsError):
 def requirements_text(version: str = nodepools.__version__) -> str:
     return (
         "# The pack's own virtualenv (PulumiPolicy.yaml runtime.options.virtualenv) installs this file.\n"
-        "# nodepools' core install is what the rules need (pulumi, pulumi-policy, pydantic, pyyaml):\n"
+        "# nodepools' core install is what the rules and their server need (pulumi, pydantic, pyyaml):\n"
         "# no cloud SDK. Until nodepools is on PyPI, install with --find-links DIR_OF_THE_WHEEL.\n"
         f"nodepools=={version}\n")
 

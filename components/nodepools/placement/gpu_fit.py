@@ -73,6 +73,12 @@ class GpuFit:
 def gpu_fits(report: PlacementReport) -> list[GpuFit]:
     """One entry per GPU-requesting pod template: the GPU pools it definitely reaches."""
     out = []
+    # The GPU pools each (workload, template) definitely reaches, in one pass over the verdicts:
+    # looking them up per template would cost workloads x verdicts, quadratic in the stack.
+    reaching: dict[tuple[str, str], list[PoolView]] = {}
+    for x in report.verdicts:
+        if x.fit is Fit.FITS and x.same_cluster is True and x.pool.is_gpu is True:
+            reaching.setdefault((x.workload.urn, x.template.role), []).append(x.pool)
     for summary in report.summaries:
         workload = summary.workload
         if is_placeholder(workload):
@@ -81,9 +87,7 @@ def gpu_fits(report: PlacementReport) -> list[GpuFit]:
             # Whole, shared or MIG GPUs, or a DRA GPU claim; a request unknown at preview is not judged.
             if report.requests_gpu(template) is not True:
                 continue
-            reached = [x.pool for x in report.verdicts if x.workload.urn == workload.urn
-                       and x.template.role == template.role and x.fit is Fit.FITS and x.same_cluster is True
-                       and x.pool.is_gpu is True]
+            reached = reaching.get((workload.urn, template.role), [])
             pools = tuple(PoolMemory(p, gpu_offer.memory_per_request_gib(p), gpu_offer.sharing_mode(p))
                           for p in reached)
             out.append(GpuFit(workload, template, workload.annotation(v.ANNOTATION_MODEL_MEMORY_GIB), pools))

@@ -1,7 +1,7 @@
 """The policy pack's rules, importable (docs/design.md section 3).
 
 - ``registry.POLICIES``: every policy (name, rule and fix, severity, default level, check).
-- ``pack.policies(specs)``: pulumi_policy policies for ``PolicyPack(policies=...)``.
+- ``nodepools.pack.serve.serve(specs)``: serve any of them as a CrossGuard pack.
 - ``config.spread``: one pack-wide config -> CrossGuard's per-policy config.
 - Rules are plain functions over plain data: ``check(Res, Settings)`` for resource
   policies, ``check(StackView, Settings)`` for stack policies, yielding ``Finding``s.

@@ -1,16 +1,15 @@
 """The shapes every rule shares: a resource as the engine sends it, a finding, a policy spec.
 
 Rules are plain functions over plain data so other teams can call them, test
-them and assemble their own pack; only ``nodepools.pack.adapter`` knows
-pulumi_policy's callback shapes.
+them and assemble their own pack (``nodepools.pack.serve.serve``); only
+``nodepools.pack`` speaks the engine's Analyzer protocol.
 """
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any, Callable, Iterable, Iterator, Literal
-
-from pulumi_policy import EnforcementLevel, Severity
 
 from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, plain
 
@@ -129,6 +128,23 @@ def subject_of(res_type: str, name: Any, namespace: Any = None) -> str:
 
 
 Scope = Literal["resource", "stack"]
+
+
+class EnforcementLevel(str, Enum):
+    """What a violation does (CrossGuard's levels, as the pack config spells them): a
+    mandatory one fails the preview, an advisory one warns."""
+
+    ADVISORY = "advisory"
+    MANDATORY = "mandatory"
+    REMEDIATE = "remediate"
+    DISABLED = "disabled"
+
+
+class Severity(str, Enum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,6 @@ elsewhere. Levels are defaults; the pack config overrides them per policy.
 """
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, Severity
-
 from nodepools.policies import rules_karpenter as karp
 from nodepools.policies import rules_gpu_memory as gpumem
 from nodepools.policies import rules_inference as inference
@@ -20,7 +18,7 @@ from nodepools.policies import rules_tolerations as tol
 from nodepools.policies import rules_topology as topo
 from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
-from nodepools.policies.base import PolicySpec
+from nodepools.policies.base import EnforcementLevel, PolicySpec, Severity
 
 M, A = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
 LOW, MEDIUM, HIGH, CRITICAL = Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL
