@@ -303,3 +303,6 @@ CAPACITY_BUFFER_TYPES = (TYPE_CAPACITY_BUFFER_V1BETA1, TYPE_CAPACITY_BUFFER_V1AL
 HPA_TYPES = ("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler")
 TYPE_KEDA_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 TYPE_KSERVE_INFERENCE_SERVICE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+# Kubeflow Trainer marks the replicated job of a runtime that runs the training step.
+LABEL_TRAINER_STEP = "trainer.kubeflow.org/trainjob-ancestor-step"
+TRAINER_STEP_TRAINER = "trainer"

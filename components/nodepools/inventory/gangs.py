@@ -10,7 +10,11 @@ One reader for ``gang-scheduling`` and the plan (docs/design.md sections 2 and 9
   pods one by one: naming it is no gang. Every PodGroup states its policy
   (``PodGroupSpec.schedulingPolicy`` is required; kubernetes-validate 1.36 schema
   podgroupspec-scheduling-v1alpha2), so a PodGroup of the stack decides; one the stack does
-  not hold (made by a controller from a Workload's template) is taken as a gang.
+  not hold (made by a controller from a Workload's template) is taken as a gang;
+- a gang the custom resource asks for itself (``Workload.own_gang``, docs/design.md section 8):
+  a Volcano Job under the volcano scheduler, an MPIJob whose pods name it, a TrainingRuntime's
+  ``podGroupPolicy``. Volcano holds pods back only up to ``minAvailable``: a gang whose
+  ``minAvailable`` covers fewer than all its pods still starts part of them.
 """
 from __future__ import annotations
 
@@ -19,11 +23,11 @@ from typing import Any, Iterable
 
 from nodepools import vocabulary as v
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, plain
+from nodepools.inventory.pod_templates import COSCHEDULING, KUEUE, NATIVE, VOLCANO
 from nodepools.inventory.workloads import Workload
 
-KUEUE = "Kueue"
-COSCHEDULING = "coscheduling"
-NATIVE = "native scheduling group"
+__all__ = ["COSCHEDULING", "Gang", "KUEUE", "NATIVE", "VOLCANO", "gang_of", "is_native_scheduling_type",
+           "pod_group_policies"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Gang:
 
     mechanism: Any
     detail: str = ""
+    why: str = ""  # why a mechanism the workload names is no gang, as a phrase for the finding
 
 
 def is_native_scheduling_type(resource_type: str) -> bool:
@@ -70,7 +75,8 @@ def _native(workload: Workload, pod_groups: dict[tuple[str, str], Any]) -> Gang 
             if is_unknown(policy):
                 return Gang(UNKNOWN, f"PodGroup '{name}'")
             if policy == "basic":
-                return Gang(None, f"names PodGroup '{name}', whose schedulingPolicy is basic (no gang)")
+                detail = f"names PodGroup '{name}', whose schedulingPolicy is basic (no gang)"
+                return Gang(None, detail, f"its native scheduling group {detail}")
             return Gang(NATIVE, f"PodGroup '{name}'")
         reference = dig(template.spec, "workloadRef")
         if is_unknown(reference):
@@ -80,8 +86,23 @@ def _native(workload: Workload, pod_groups: dict[tuple[str, str], Any]) -> Gang 
     return None
 
 
+def _own(workload: Workload) -> Gang | None:
+    """The gang the custom resource declares, judged against its pods."""
+    policy = workload.own_gang
+    if policy is None:
+        return None
+    pods = workload.gang_pods
+    if is_unknown(policy.mechanism) or is_unknown(policy.min_pods) or is_unknown(pods):
+        return Gang(UNKNOWN, policy.where)
+    if policy.mechanism == VOLCANO and policy.min_pods < pods:
+        detail = f"minAvailable {policy.min_pods:g} of {pods:g} pods ({policy.where})"
+        return Gang(None, detail, f"Volcano's {detail} lets part of them start")
+    return Gang(policy.mechanism, f"{policy.where}: {policy.min_pods:g} pods")
+
+
 def gang_of(workload: Workload, pod_groups: dict[tuple[str, str], Any]) -> Gang:
-    """The workload's gang mechanism (labels first, then the native scheduling group)."""
+    """The workload's gang mechanism (labels first, then the native scheduling group, then
+    the resource's own)."""
     unknown = False
     for key, mechanism in ((v.LABEL_KUEUE_QUEUE, KUEUE), (v.LABEL_COSCHEDULING_POD_GROUP, COSCHEDULING)):
         value = workload.label(key)
@@ -92,6 +113,9 @@ def gang_of(workload: Workload, pod_groups: dict[tuple[str, str], Any]) -> Gang:
     native = _native(workload, pod_groups)
     if native is not None and native.mechanism is not None:
         return native
+    own = _own(workload)
+    if own is not None and own.mechanism is not None:
+        return own
     if unknown:
         return Gang(UNKNOWN)
-    return native or Gang(None)
+    return native or own or Gang(None)

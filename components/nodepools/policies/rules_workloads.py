@@ -19,14 +19,17 @@ from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknow
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.workloads import Workload
 from nodepools.policies.base import Finding, one_per_resource, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates, unknown_reason
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
-# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles);
-# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md section 6).
-GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob")
+# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles,
+# a LeaderWorkerSet's group, a Ray cluster's head and workers; Volcano's Job is a "Job" too);
+# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md
+# sections 6 and 8).
+GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob", "LeaderWorkerSet", "RayCluster", "RayJob", "MPIJob",
+              "TrainJob")
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 # Kubernetes probe defaults (initialDelaySeconds, periodSeconds, failureThreshold).
 PROBE_DEFAULTS = (0.0, 10.0, 3.0)
@@ -101,7 +104,8 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
         for template, path in templates(ref):
             blocks = _qos_blocks(template.spec, path)
             if is_unknown(blocks):
-                yield unknown(ref.res.urn, subject(ref), path, ref.namespace, "its pod spec or containers are unknown")
+                yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
+                              unknown_reason(ref.workload, "its pod spec or containers are unknown"))
                 continue
             for field, resources in blocks:
                 gap = _qos_gap(resources)
@@ -140,18 +144,18 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
         member = gang_member(ref, stack.dra)
         if member is False:
             continue
-        pods = workload.pod_count
+        pods = workload.gang_pods
         field = "metadata.labels"
         if is_unknown(pods):
-            yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
+            yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace,
+                          unknown_reason(workload))
         elif pods > 1 and is_unknown(gang):
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace, "its gang labels are unknown")
         elif pods > 1 and member is not True:
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                           "whether it requests a GPU (or its class) is unknown")
         elif pods > 1:
-            what = (f"its native scheduling group {found.detail}" if found.detail else
-                    "no gang label or scheduling group")
+            what = found.why or "no gang label or scheduling group"
             yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and {what}, so they start one by one: "
                           "a partial gang holds GPUs while it waits for the rest",
                           f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.dra import DraIndex
 from nodepools.inventory.pools import PoolView
+from nodepools.inventory.trainer import training_runtimes
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
 from nodepools.placement import PlacementReport, analyze_stack
@@ -153,10 +154,11 @@ class StackView:
     @cached_property
     def all_workloads(self) -> list[WorkloadRef]:
         refs = []
+        runtimes = training_runtimes(self.resources)
         for res in self.resources:
             if not is_workload_type(res.type):
                 continue
-            workload = read_workload(res.type, res.props, res.urn, res.name)
+            workload = read_workload(res.type, res.props, res.urn, res.name, runtimes)
             namespace = self.namespace_of(res)
             refs.append(WorkloadRef(res, workload, namespace, self._resolve_class(workload, namespace)))
         return refs
@@ -166,6 +168,8 @@ class StackView:
         value = workload.label(v.LABEL_WORKLOAD_CLASS)
         if value is None:
             value = self.namespace_class_label(namespace)
+        if value is None:
+            return workload.default_class
         if is_unknown(value):
             return UNKNOWN
         try:
