@@ -81,7 +81,8 @@ def meta_path(workload: Workload, template: PodTemplate) -> str:
 
 
 def subject(ref: WorkloadRef) -> str:
-    return subject_of(ref.res.type, ref.res.name, ref.namespace)
+    """Named by its metadata.name: a ConfigFile / ConfigGroup child's resource name is "<namespace>/<name>"."""
+    return subject_of(ref.res.type, ref.workload.name, ref.namespace)
 
 
 def templates(ref: WorkloadRef) -> Iterator[tuple[PodTemplate, str]]:

@@ -44,7 +44,7 @@ def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Findi
     agent = approved_node_agent(workload.kind, workload.namespace, settings.node_agent_namespaces)
     if agent is True:
         return
-    who = subject_of(res.type, res.name, workload.namespace)
+    who = subject_of(res.type, workload.name, workload.namespace)
     for template in workload.templates:
         path = f"{spec_path(workload, template)}.tolerations"
         entries = toleration_entries(template.spec)
