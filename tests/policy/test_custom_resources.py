@@ -212,6 +212,7 @@ def test_volcano_min_available_must_cover_every_pod(check, minimum, gang):
     assert fired(diags) == {("gang-scheduling", res.urn)}
     assert "Job 'vcjob' in namespace 'training': metadata.labels: 3 pods requesting GPUs and Volcano's minAvailable " \
            "2 of 3 pods (spec.minAvailable) lets part of them start, so they start one by one" in diags[0].message
+    assert diags[0].message.endswith("(coscheduling), or set spec.minAvailable to 3 (Volcano)")
 
 
 def test_a_volcano_job_under_another_scheduler_needs_a_gang(check):

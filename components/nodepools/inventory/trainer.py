@@ -7,7 +7,8 @@ template carries ``trainer.kubeflow.org/trainjob-ancestor-step: trainer`` (else 
 ``node``); the TrainJob sets its pods (``spec.trainer.numNodes``, else the runtime's
 ``mlPolicy.numNodes``) and the resources of its ``node`` container (``resourcesPerNode``), and
 ``spec.podTemplateOverrides`` extend the pod specs of the jobs they target (tolerations,
-node selectors, volumes, containers by name) (kubeflow/trainer pkg/apis/trainer/v1alpha1 trainjob_types.go, pkg/constants).
+node selectors, volumes, containers by name). Source: kubeflow/trainer
+pkg/apis/trainer/v1alpha1/trainjob_types.go and pkg/constants.
 
 A runtime's ``podGroupPolicy`` (coscheduling or Volcano) makes every TrainJob on it a gang
 (section 9, "Gangs"). A runtime outside the stack leaves the pods unknown, and the reason names it.
@@ -110,6 +111,8 @@ def read_trainjob(spec: Any, namespace: Any, runtimes: Runtimes | None) -> tuple
     name, kind = dig(ref, "name"), dig(ref, "kind", default=CLUSTER_RUNTIME)
     if is_unknown(name) or is_unknown(kind) or (kind == RUNTIME and is_unknown(namespace)):
         return unknown_templates(), {}
+    if not isinstance(name, str) or not isinstance(kind, str):
+        return [], {}  # names no runtime: the API server refuses it, and it runs no pod
     where = "" if kind != RUNTIME else f" in namespace '{namespace}'"
     source = f"{kind} '{name}'"
     runtime = runtimes.get((kind, namespace if kind == RUNTIME else "", name))

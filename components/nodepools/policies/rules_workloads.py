@@ -156,10 +156,12 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
                           "whether it requests a GPU (or its class) is unknown")
         elif pods > 1:
             what = found.why or "no gang label or scheduling group"
+            own = workload.own_gang
+            volcano = f", or set {own.where} to {pods:g} (Volcano)" if own is not None and found.why else ""
             yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and {what}, so they start one by one: "
                           "a partial gang holds GPUs while it waits for the rest",
                           f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "
-                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
+                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling){volcano}")
 
 
 def model_load_seconds(workload: Workload, settings: Settings) -> Any:
