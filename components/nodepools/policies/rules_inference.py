@@ -63,7 +63,7 @@ def check_inference_scale_headroom(stack: StackView, settings: Settings) -> Iter
         verdict = and3((member, cold))
         if verdict is False:
             continue
-        subject, field = subject_of(res.type, res.name, namespace), _field(workload)
+        subject, field = subject_of(res.type, workload.name, namespace), _field(workload)
         if is_unknown(verdict):
             what = f"whether {by} scales it" if is_unknown(member) else \
                 "whether the pools it can land on keep warm capacity, or which pools it lands on"
