@@ -210,8 +210,8 @@ def test_volcano_min_available_must_cover_every_pod(check, minimum, gang):
         assert fired(diags) == set()
         return
     assert fired(diags) == {("gang-scheduling", res.urn)}
-    assert "Job 'vcjob' in namespace 'training': metadata.labels: 3 pods requesting GPUs and Volcano's minAvailable " \
-           "2 of 3 pods (spec.minAvailable) lets part of them start, so they start one by one" in diags[0].message
+    assert "Job 'vcjob' in namespace 'training': metadata.labels: 3 pods requesting GPUs and Volcano's minimum 2 " \
+           "of 3 pods (spec.minAvailable) lets part of them start, so they start one by one" in diags[0].message
     assert diags[0].message.endswith("(coscheduling), or set spec.minAvailable to 3 (Volcano)")
 
 
@@ -231,7 +231,7 @@ def test_an_mpijob_on_volcano_with_min_available_is_a_gang(check):
         runPolicy={"schedulingPolicy": {"minAvailable": 1.0}})))
     diags = check(stack(short))
     assert fired(diags) == {("gang-scheduling", short.urn)}
-    assert "Volcano's minAvailable 1 of 3 pods (spec.runPolicy.schedulingPolicy.minAvailable)" in diags[0].message
+    assert "Volcano's minimum 1 of 3 pods (spec.runPolicy.schedulingPolicy.minAvailable)" in diags[0].message
 
 
 def test_a_runtime_pod_group_policy_makes_its_train_jobs_gangs(check):
@@ -310,3 +310,53 @@ def test_a_config_group_rendered_custom_resource_reaches_the_pack(check):
     blanket = next(d for d in diags if d.policy == "no-blanket-tolerations")
     assert "RayJob 'rayjob' in namespace 'training': spec.rayClusterSpec.workerGroupSpecs[0].template.spec." \
            "tolerations[2]: an empty key with operator Exists" in blanket.message
+
+
+VOLCANO_POD_GROUP = "kubernetes:scheduling.volcano.sh/v1beta1:PodGroup"
+
+
+def volcano_job(annotations: dict) -> PackResource:
+    """A batch/v1 Job of 3 GPU pods under the volcano scheduler."""
+    pod = gpu_pod()
+    pod["spec"]["schedulerName"] = "volcano"
+    pod["spec"]["restartPolicy"] = "Never"
+    res = workload("kubernetes:batch/v1:Job", "ranks", "training", {"parallelism": 3.0, "template": pod})
+    res.properties["metadata"]["annotations"] = annotations
+    return res
+
+
+@pytest.mark.parametrize("annotations,group,gang", [
+    ({"scheduling.volcano.sh/group-min-member": "3"}, None, True),
+    ({"scheduling.volcano.sh/group-min-member": "2"}, None, False),
+    ({"scheduling.k8s.io/group-name": "ranks"}, 3.0, True),
+    ({"scheduling.k8s.io/group-name": "ranks"}, 1.0, False),
+    ({}, None, False),
+], ids=["min-member-covers", "min-member-short", "pod-group-covers", "pod-group-short", "no-group"])
+def test_volcano_on_a_built_in_kind(check, annotations, group, gang):
+    """Pods naming the volcano scheduler are a gang when their PodGroup's size covers every pod."""
+    res = volcano_job(annotations)
+    extra = [PackResource(VOLCANO_POD_GROUP, "pg", {"metadata": {"name": "ranks", "namespace": "training"},
+                                                    "spec": {"minMember": group}})] if group else []
+    diags = check(golden().add(res, *extra))
+    if gang:
+        assert fired(diags) == set()
+        return
+    assert fired(diags) == {("gang-scheduling", res.urn)}
+    if annotations:
+        where = ("annotation scheduling.volcano.sh/group-min-member" if "scheduling.volcano.sh/group-min-member" in
+                 annotations else "spec.minMember of Volcano PodGroup 'ranks'")
+        minimum = 2 if group is None else 1
+        assert f"Job 'ranks' in namespace 'training': metadata.labels: 3 pods requesting GPUs and Volcano's minimum " \
+               f"{minimum} of 3 pods ({where}) lets part of them start" in diags[0].message
+        assert diags[0].message.endswith(f"or set {where} to 3 (Volcano)")
+    else:
+        assert f"metadata.labels: 3 {GANG_MISSING}" in diags[0].message
+
+
+def test_a_volcano_pod_group_outside_the_stack_cannot_be_judged(check):
+    res = volcano_job({"scheduling.k8s.io/group-name": "elsewhere"})
+    diags = check(golden().add(res))
+    assert fired(diags) == set()
+    notes = [d.message for d in diags if d.cannot_judge and d.policy == "gang-scheduling"]
+    assert "Job 'ranks' in namespace 'training': cannot judge metadata.labels during preview: its gang " \
+           "(spec.minMember of Volcano PodGroup 'elsewhere') is unknown" in notes[0]

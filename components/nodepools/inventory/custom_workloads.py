@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodepools import vocabulary as v
 from nodepools.inventory.pod_templates import VOLCANO, GangPolicy, PodTemplate, count, template, times, \
     unknown_templates
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list
@@ -27,7 +28,7 @@ _RAY_CLUSTER_SPEC = {TYPE_RAY_CLUSTER: "", TYPE_RAY_JOB: "rayClusterSpec", TYPE_
 # Volcano's admission webhook: schedulerName defaults to volcano, minAvailable to the sum of each
 # task's minAvailable (else replicas) (volcano-sh/volcano pkg/webhooks/admission/jobs/mutate/mutate_job.go,
 # patchDefaultScheduler / patchDefaultMinAvailable).
-VOLCANO_SCHEDULER = "volcano"
+VOLCANO_SCHEDULER = v.SCHEDULER_VOLCANO
 
 Read = tuple[list[PodTemplate], dict[str, Any]]
 
