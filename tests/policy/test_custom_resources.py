@@ -262,6 +262,8 @@ def test_a_train_job_whose_runtime_is_not_in_the_stack_cannot_be_judged(check):
         in notes["schedulable"]
     assert f"TrainJob 'finetune-llm' in namespace 'training': cannot judge pod count (replicas/parallelism) during " \
            f"preview: {why}" in notes["gang-scheduling"]
+    # Every rule that cannot judge it says why, whichever field it read.
+    assert len(notes) >= 8 and all(why in note for note in notes.values())
     # A namespaced TrainingRuntime is looked up in the TrainJob's namespace.
     local = custom("TrainJob", QUEUE, lambda spec: spec.update(runtimeRef={"name": "torch-distributed",
                                                                            "kind": "TrainingRuntime"}))

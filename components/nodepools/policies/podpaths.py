@@ -67,11 +67,6 @@ def template_list(workload: Workload) -> str:
     return _TYPE_TEMPLATE_LISTS.get(workload.type) or TEMPLATE_LISTS.get(workload.kind, "spec")
 
 
-def unknown_reason(workload: Workload, default: str = "") -> str:
-    """Why a workload's pod spec is unknown: the reader's reason (a runtime outside the stack), else ``default``."""
-    return workload.why_unknown or default
-
-
 def meta_path(workload: Workload, template: PodTemplate) -> str:
     """Where the pod template's metadata lives (``metadata`` for a bare Pod)."""
     path = spec_path(workload, template)

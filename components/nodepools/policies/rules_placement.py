@@ -22,7 +22,7 @@ from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import effective_tolerations, untolerated
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, one_per_resource, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, template_list, unknown_reason
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, template_list
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
@@ -98,7 +98,7 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
         summary = summaries[ref.workload.urn]
         if undecided and summary.unschedulable is not True:
             yield unknown(ref.res.urn, subject(ref), spec_path(ref.workload, ref.workload.templates[0]),
-                          ref.namespace, unknown_reason(ref.workload, "its pod spec or containers are unknown"))
+                          ref.namespace, "its pod spec or containers are unknown")
             continue
         if summary.unschedulable is True:
             verdicts = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]

@@ -19,7 +19,7 @@ from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknow
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.workloads import Workload
 from nodepools.policies.base import Finding, one_per_resource, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates, unknown_reason
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
@@ -104,8 +104,7 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
         for template, path in templates(ref):
             blocks = _qos_blocks(template.spec, path)
             if is_unknown(blocks):
-                yield unknown(ref.res.urn, subject(ref), path, ref.namespace,
-                              unknown_reason(ref.workload, "its pod spec or containers are unknown"))
+                yield unknown(ref.res.urn, subject(ref), path, ref.namespace, "its pod spec or containers are unknown")
                 continue
             for field, resources in blocks:
                 gap = _qos_gap(resources)
@@ -147,8 +146,7 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
         pods = workload.gang_pods
         field = "metadata.labels"
         if is_unknown(pods):
-            yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace,
-                          unknown_reason(workload))
+            yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
         elif pods > 1 and is_unknown(gang):
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                           f"its gang ({found.detail}) is unknown" if found.detail else "its gang labels are unknown")

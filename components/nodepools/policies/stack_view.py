@@ -9,7 +9,7 @@ placement analysis decides (``nodepools.placement.resources``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Iterable
 
@@ -21,7 +21,7 @@ from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
 from nodepools.placement import PlacementReport, analyze_stack
 from nodepools.placement.resources import Stack, read_stack
-from nodepools.policies.base import Res
+from nodepools.policies.base import Finding, Res
 from nodepools import vocabulary as v
 
 UNKNOWN_CLUSTER = "<unknown cluster>"
@@ -162,6 +162,12 @@ class StackView:
             namespace = self.namespace_of(res)
             refs.append(WorkloadRef(res, workload, namespace, self._resolve_class(workload, namespace)))
         return refs
+
+    def explained(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Cannot-judge findings on a workload whose pods are unknown for a reason of its own
+        (a TrainJob's runtime outside the stack) say that reason, whichever field the rule read."""
+        reasons = {ref.res.urn: ref.workload.why_unknown for ref in self.all_workloads if ref.workload.why_unknown}
+        return [replace(f, problem=reasons[f.urn]) if f.cannot_judge and f.urn in reasons else f for f in findings]
 
     def _resolve_class(self, workload: Workload, namespace: Any) -> Any:
         """docs/design.md section 2: pod template label, else the workload's, else its namespace's."""
