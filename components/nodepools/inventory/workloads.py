@@ -29,42 +29,40 @@ TYPE_PYTORCHJOB = "kubernetes:kubeflow.org/v1:PyTorchJob"
 GANG_CUSTOM_TYPES = {TYPE_JOBSET: "JobSet", TYPE_PYTORCHJOB: "PyTorchJob", **CUSTOM_TYPES,
                      TYPE_TRAINJOB: "TrainJob"}
 WORKLOAD_TYPES = {**K8S_WORKLOAD_TYPES, **GANG_CUSTOM_TYPES, TYPE_KSERVE_INFERENCE_SERVICE: "InferenceService"}
-_count, _template, _unknown_templates = count, template, unknown_templates
-
 
 def _templates_standard(kind: str, props: dict) -> list[PodTemplate]:
     spec = props.get("spec")
     if kind == "Pod":
-        return [_template("", {"metadata": props.get("metadata"), "spec": spec}, 1.0)]
+        return [template("", {"metadata": props.get("metadata"), "spec": spec}, 1.0)]
     if kind == "CronJob":
         job = dig(spec, "jobTemplate", "spec")
-        return [_template("", dig(job, "template"), _count(dig(job, "parallelism")))]
+        return [template("", dig(job, "template"), count(dig(job, "parallelism")))]
     if kind == "Job":
-        return [_template("", dig(spec, "template"), _count(dig(spec, "parallelism")))]
+        return [template("", dig(spec, "template"), count(dig(spec, "parallelism")))]
     if kind == "DaemonSet":
-        return [_template("", dig(spec, "template"), 1.0)]
-    return [_template("", dig(spec, "template"), _count(dig(spec, "replicas")))]
+        return [template("", dig(spec, "template"), 1.0)]
+    return [template("", dig(spec, "template"), count(dig(spec, "replicas")))]
 
 
 def _templates_jobset(props: dict) -> list[PodTemplate]:
     jobs = known_list(dig(props, "spec", "replicatedJobs"))
     if is_unknown(jobs):
-        return _unknown_templates()
+        return unknown_templates()
     out = []
     for i, rjob in enumerate(jobs):
         job = dig(rjob, "template", "spec")
-        replicas, parallelism = _count(dig(rjob, "replicas")), _count(dig(job, "parallelism"))
+        replicas, parallelism = count(dig(rjob, "replicas")), count(dig(job, "parallelism"))
         pods = UNKNOWN if UNKNOWN in (replicas, parallelism) else replicas * parallelism
         name = dig(rjob, "name")
-        out.append(_template(name if isinstance(name, str) and name else str(i), dig(job, "template"), pods))
+        out.append(template(name if isinstance(name, str) and name else str(i), dig(job, "template"), pods))
     return out
 
 
 def _templates_pytorchjob(props: dict) -> list[PodTemplate]:
     specs = dig(props, "spec", "pytorchReplicaSpecs")
     if is_unknown(specs):
-        return _unknown_templates()
-    return [_template(role, dig(rs, "template"), _count(dig(rs, "replicas")))
+        return unknown_templates()
+    return [template(role, dig(rs, "template"), count(dig(rs, "replicas")))
             for role, rs in sorted(as_dict(specs).items())]
 
 
