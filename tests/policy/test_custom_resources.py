@@ -296,16 +296,22 @@ def test_an_inference_service_requesting_a_gpu_is_gpu_inference_and_judged_at_it
            "operator Exists tolerates every taint" in found[0].message
 
 
-def test_a_config_group_rendered_custom_resource_reaches_the_pack(check):
-    """Children of a ConfigGroup carry the same type tokens: the pack judges them like typed resources."""
+@pytest.mark.parametrize("component", ["ConfigGroup", "ConfigFile"])
+def test_a_config_group_rendered_custom_resource_reaches_the_pack(check, tmp_path, component):
+    """Children of a ConfigGroup or ConfigFile carry the same type tokens: the pack judges them like typed
+    resources."""
     import pulumi_kubernetes as k8s
     import yaml
 
     bad = custom("RayJob", edit=lambda spec: the_template("RayJob", spec)["tolerations"].append(BLANKET))
     manifest = yaml.safe_dump({"apiVersion": "ray.io/v1", "kind": "RayJob", **bad.properties})
-    run = run_program(lambda: k8s.yaml.ConfigGroup("ray", yaml=[manifest]))
+    (tmp_path / "ray.yaml").write_text(manifest)
+    if component == "ConfigGroup":
+        run = run_program(lambda: k8s.yaml.ConfigGroup("ray", yaml=[manifest]))
+    else:
+        run = run_program(lambda: k8s.yaml.ConfigFile("ray", file=str(tmp_path / "ray.yaml")))
     child = next(r for r in run.resources if r.type == "kubernetes:ray.io/v1:RayJob")
-    assert child.parent.endswith("kubernetes:yaml:ConfigGroup::ray")
+    assert child.parent.endswith(f"kubernetes:yaml:{component}::ray")
     diags = check(golden().add(runtime()).items + tuple([child]))
     assert {d.policy for d in diags if not d.cannot_judge and d.urn == child.urn} >= {
         "no-blanket-tolerations", "gang-scheduling"}
