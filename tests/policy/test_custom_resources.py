@@ -296,6 +296,22 @@ def test_an_inference_service_requesting_a_gpu_is_gpu_inference_and_judged_at_it
            "operator Exists tolerates every taint" in found[0].message
 
 
+def test_an_inference_service_model_is_judged_where_it_is_written(check):
+    """The model becomes the pod's kserve-container; findings on it point at spec.predictor.model."""
+    service = inference_service([toleration(CLASS, "gpu-inference"), toleration(GPU, "present")])
+    model = service.properties["spec"]["predictor"]["model"]
+    model["resources"] = {"requests": {"cpu": "2", "memory": "8Gi", GPU: 1.0}, "limits": {GPU: 1.0}}
+    model.pop("readinessProbe")
+    diags = check(golden().add(service))
+    assert fired(diags) == {("resident-guaranteed-qos", service.urn), ("model-load-probes", service.urn)}
+    messages = {d.policy: d.message.split("\n")[1] for d in diags}
+    assert messages["resident-guaranteed-qos"].startswith(
+        "InferenceService 'chat' in namespace 'inference': spec.predictor.model.resources: not Guaranteed QoS (no "
+        "limits.cpu; no limits.memory)")
+    assert messages["model-load-probes"].startswith(
+        "InferenceService 'chat' in namespace 'inference': spec.predictor.model.readinessProbe: no readinessProbe")
+
+
 @pytest.mark.parametrize("component", ["ConfigGroup", "ConfigFile"])
 def test_a_config_group_rendered_custom_resource_reaches_the_pack(check, tmp_path, component):
     """Children of a ConfigGroup or ConfigFile carry the same type tokens: the pack judges them like typed
