@@ -181,6 +181,17 @@ def _templates(res: PackResource) -> list[dict]:
     return [t for t in found if t]
 
 
+def test_a_ray_job_on_an_existing_cluster_runs_no_pod_of_its_own(check):
+    res = custom("RayJob", edit=lambda spec: (spec.pop("rayClusterSpec"), spec.update(
+        clusterSelector={"ray.io/cluster": "shared"})))
+    assert check(golden().add(res)) == []
+    # A JobSet with no replicated jobs runs nothing either, and says so.
+    empty = workload("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "empty", "training", {"replicatedJobs": []})
+    diags = check(golden().add(empty))
+    assert fired(diags) == {("schedulable", empty.urn)}
+    assert "JobSet 'empty' in namespace 'training': spec.replicatedJobs: declares no pod template" in diags[0].message
+
+
 def test_a_leader_worker_set_of_single_pod_groups_is_no_gang(check):
     """Each group is a gang: size 1 with three replicas is three independent pods."""
     res = custom("LeaderWorkerSet", edit=lambda spec: (spec.update(replicas=3.0),
