@@ -262,6 +262,19 @@ def test_train_job_pods_come_from_its_runtime_with_num_nodes_and_resources(check
     assert "train/node: too big for p4d.24xlarge: requests nvidia.com/gpu 16 > allocatable 8" in diags[0].message
 
 
+def test_train_job_pod_template_overrides_reach_its_pods(check):
+    """A runtime without tolerations, the TrainJob's override adding them to the trainer step."""
+    bare = runtime()
+    pod = bare.properties["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod.pop("tolerations")
+    stuck = custom("TrainJob", QUEUE)
+    diags = check(golden().add(bare, stuck))
+    assert fired(diags) == {("schedulable", stuck.urn)}
+    overridden = custom("TrainJob", QUEUE, lambda spec: spec.update(podTemplateOverrides=[
+        {"targetJobs": [{"name": "node"}], "spec": {"tolerations": list(TRAIN_TOLERATIONS)}}]))
+    assert fired(check(golden().add(bare, overridden))) == set()
+
+
 def test_a_train_job_whose_runtime_is_not_in_the_stack_cannot_be_judged(check):
     res = custom("TrainJob", QUEUE, lambda spec: spec.update(runtimeRef={"name": "deepspeed", "kind": RUNTIME[
         RUNTIME.rindex(":") + 1:]}))
