@@ -5,8 +5,8 @@ a gang when it is multi-pod and requests GPUs."""
 import copy
 
 import pytest
-from policy_builders import (CLASS, GPU, PROBE, PackResource, container, fired, golden, pod_template, toleration,
-                             workload)
+from policy_builders import (CLASS, GPU, PROBE, UNKNOWN_WIRE, PackResource, container, fired, golden, pod_template,
+                             toleration, workload)
 
 from nodepools.offline.engine import run_program
 
@@ -190,6 +190,17 @@ def test_a_ray_job_on_an_existing_cluster_runs_no_pod_of_its_own(check):
     diags = check(golden().add(empty))
     assert fired(diags) == {("schedulable", empty.urn)}
     assert "JobSet 'empty' in namespace 'training': spec.replicatedJobs: declares no pod template" in diags[0].message
+
+
+def test_worker_groups_unknown_at_preview_are_not_judged(check):
+    res = custom("RayCluster", QUEUE, lambda spec: spec.update(workerGroupSpecs=UNKNOWN_WIRE))
+    diags = check(stack(res))
+    assert fired(diags) == set()
+    notes = {d.policy: d.message for d in diags if d.cannot_judge}
+    assert "RayCluster 'raycluster' in namespace 'training': cannot judge spec.workerGroupSpecs[*].template.spec." \
+           "tolerations during preview" in notes["no-blanket-tolerations"]
+    assert "RayCluster 'raycluster' in namespace 'training': cannot judge pod count (replicas/parallelism) during " \
+           "preview" in notes["gang-scheduling"]
 
 
 def test_a_leader_worker_set_of_single_pod_groups_is_no_gang(check):
