@@ -203,6 +203,21 @@ def test_worker_groups_unknown_at_preview_are_not_judged(check):
            "preview" in notes["gang-scheduling"]
 
 
+def test_the_class_comes_from_the_custom_resource_when_its_pod_templates_have_none(check):
+    def unlabel(spec):
+        for replica in spec["mpiReplicaSpecs"].values():
+            replica["template"]["metadata"]["labels"].pop("nodepools.io/workload-class")
+    res = custom("MPIJob", {**QUEUE, "nodepools.io/workload-class": "gpu-training"}, unlabel)
+    res.properties["metadata"]["namespace"] = "default"  # no class there
+    assert fired(check(stack(res))) == set()
+    res.properties["metadata"]["labels"].pop("nodepools.io/workload-class")
+    diags = check(stack(res))
+    assert fired(diags) == {("workload-class-declared", res.urn), ("toleration-approval", res.urn)}
+    declared = next(d for d in diags if d.policy == "workload-class-declared")
+    assert "MPIJob 'mpi' in namespace 'default': spec.mpiReplicaSpecs.Launcher.template.metadata.labels: no " \
+           "nodepools.io/workload-class label on the pod template, the workload or its namespace" in declared.message
+
+
 def test_a_leader_worker_set_of_single_pod_groups_is_no_gang(check):
     """Each group is a gang: size 1 with three replicas is three independent pods."""
     res = custom("LeaderWorkerSet", edit=lambda spec: (spec.update(replicas=3.0),
