@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.dra import DraIndex
-from nodepools.inventory.gangs import gang_of, pod_group_policies
+from nodepools.inventory.gangs import gang_of, pod_group_policies, volcano_groups
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
@@ -19,14 +19,17 @@ from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknow
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.workloads import Workload
 from nodepools.policies.base import Finding, one_per_resource, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, container_path, meta_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
-# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles);
-# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md section 6).
-GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob")
+# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles,
+# a LeaderWorkerSet's group, a Ray cluster's head and workers; Volcano's Job is a "Job" too);
+# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md
+# sections 6 and 8).
+GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob", "LeaderWorkerSet", "RayCluster", "RayJob", "MPIJob",
+              "TrainJob")
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 # Kubernetes probe defaults (initialDelaySeconds, periodSeconds, failureThreshold).
 PROBE_DEFAULTS = (0.0, 10.0, 3.0)
@@ -78,7 +81,7 @@ def _qos_gap(resources: Any) -> Any:
     return "; ".join(gaps)
 
 
-def _qos_blocks(spec: Any, path: str) -> Any:
+def _qos_blocks(workload: Workload, spec: Any, path: str) -> Any:
     """(field, resources) of every block QoS reads, or UNKNOWN when the pod spec or its containers are."""
     if is_unknown(spec):
         return UNKNOWN
@@ -88,7 +91,8 @@ def _qos_blocks(spec: Any, path: str) -> Any:
     lists = {key: container_list(spec, key) for key in CONTAINER_LISTS}
     if any(is_unknown(entries) for entries in lists.values()):
         return UNKNOWN
-    return [(f"{path}.{key}[{i}].resources", c.get("resources")) for key, entries in lists.items() for i, c in entries]
+    return [(f"{container_path(workload, path, key, i)}.resources", c.get("resources"))
+            for key, entries in lists.items() for i, c in entries]
 
 
 @one_per_resource
@@ -99,7 +103,7 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
         if member is False:
             continue
         for template, path in templates(ref):
-            blocks = _qos_blocks(template.spec, path)
+            blocks = _qos_blocks(ref.workload, template.spec, path)
             if is_unknown(blocks):
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace, "its pod spec or containers are unknown")
                 continue
@@ -128,34 +132,35 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
     """A multi-pod workload that requests a GPU uses Kueue, coscheduling or the native scheduling
     group (docs/design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
     gpu-training workload of several pods; DaemonSets are node agents, never a gang)."""
-    pod_groups = pod_group_policies(stack.resources)
+    pod_groups, volcano = pod_group_policies(stack.resources), volcano_groups(stack.resources)
     for ref in stack.workloads:
         workload = ref.workload
         if workload.kind in NODE_AGENT_KINDS:
             continue
-        found = gang_of(workload, pod_groups)
+        found = gang_of(workload, pod_groups, volcano)
         if found.mechanism is not None and not is_unknown(found.mechanism):
             continue
         gang: Tri = UNKNOWN if is_unknown(found.mechanism) else False
         member = gang_member(ref, stack.dra)
         if member is False:
             continue
-        pods = workload.pod_count
+        pods = workload.gang_pods
         field = "metadata.labels"
         if is_unknown(pods):
             yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
         elif pods > 1 and is_unknown(gang):
-            yield unknown(ref.res.urn, subject(ref), field, ref.namespace, "its gang labels are unknown")
+            yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
+                          f"its gang ({found.detail}) is unknown" if found.detail else "its gang labels are unknown")
         elif pods > 1 and member is not True:
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                           "whether it requests a GPU (or its class) is unknown")
         elif pods > 1:
-            what = (f"its native scheduling group {found.detail}" if found.detail else
-                    "no gang label or scheduling group")
+            what = found.why or "no gang label or scheduling group"
+            volcano_fix = f", or {found.fix}" if found.fix else ""
             yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and {what}, so they start one by one: "
                           "a partial gang holds GPUs while it waits for the rest",
                           f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "
-                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
+                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling){volcano_fix}")
 
 
 def model_load_seconds(workload: Workload, settings: Settings) -> Any:
@@ -194,7 +199,7 @@ def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Fi
                 yield unknown(ref.res.urn, subject(ref), f"{path}.containers", ref.namespace)
                 continue
             for i, container in entries:
-                base = f"{path}.containers[{i}]"
+                base = container_path(ref.workload, path, "containers", i)
                 if is_unknown(container.get("readinessProbe")):
                     yield unknown(ref.res.urn, subject(ref), f"{base}.readinessProbe", ref.namespace)
                 elif not container.get("readinessProbe"):
