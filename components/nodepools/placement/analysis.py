@@ -36,7 +36,7 @@ from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
 from nodepools.placement.affinity import affinity_matches, selector_matches
-from nodepools.placement.capacity import fits_pool
+from nodepools.placement.capacity import NOT_IN_TABLE, fits_pool
 from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
@@ -78,6 +78,13 @@ class Verdict:
     reason: Reason | None
     detail: str
     same_cluster: Tri  # True, or UNKNOWN when the workload's cluster cannot be told
+
+    @property
+    def admitted(self) -> bool:
+        """Taints, selectors and affinity admit it: it fits, or only its size is open because the
+        pool's instance type is not in the table (which ``schedulable`` alone notes, section 8)."""
+        return self.fit is Fit.FITS or (self.fit is Fit.UNKNOWN and self.reason is Reason.SIZE
+                                        and NOT_IN_TABLE in self.detail)
 
 
 def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:

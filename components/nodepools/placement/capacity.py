@@ -41,6 +41,9 @@ EVICTION_HARD_MEMORY_BYTES = 100 * MIB
 # (size of the tier, fraction reserved); the last tier is unbounded.
 CPU_TIERS = ((1.0, 0.06), (1.0, 0.01), (2.0, 0.005), (float("inf"), 0.0025))
 MEMORY_TIERS_GIB = ((4.0, 0.25), (4.0, 0.20), (8.0, 0.10), (112.0, 0.06), (float("inf"), 0.02))
+# How a size check says the instance type is absent from the table (the only unknown size
+# other rules than schedulable look past: docs/design.md section 8).
+NOT_IN_TABLE = "is not in the instance table"
 # Requested resources no table entry sizes; judged "fits" (not modelled, see above).
 _NOT_MODELLED = ("ephemeral-storage", "pods")
 
@@ -101,7 +104,9 @@ def node_sizes(pool: PoolView) -> list[NodeSize]:
         entry = lookup(name)
         # One type: the reader's count also covers a GKE accelerator block on a
         # machine type the table lacks (n1 + T4); several types: each its own.
-        gpus = pool.gpu_count if len(types) == 1 else (float(entry.gpu_count) if entry else UNKNOWN)
+        # A pool read as GPU-less (a Karpenter CPU family the table lacks) has none on any type.
+        gpus = pool.gpu_count if len(types) == 1 or pool.gpu_count == 0 else (
+            float(entry.gpu_count) if entry else UNKNOWN)
         if entry is None:
             sizes.append(NodeSize(name, UNKNOWN, UNKNOWN, gpus, pool))
             continue
@@ -139,7 +144,7 @@ def _why_unknown(resource: str, size: NodeSize) -> str:
     if is_unknown(size.instance_type):
         return "instance types unknown at preview: cannot judge size"
     if resource in ("cpu", "memory"):
-        return f"instance type {size.instance_type} is not in the instance table: cannot judge size"
+        return f"instance type {size.instance_type} {NOT_IN_TABLE}: cannot judge size"
     return f"{resource} on {size.instance_type} is not modelled: cannot judge size"
 
 

@@ -42,7 +42,9 @@ def verdicts_by_workload(stack: StackView) -> dict[str, list[Verdict]]:
 
 
 def definite(verdict: Verdict) -> bool:
-    return verdict.fit is Fit.FITS and verdict.same_cluster is True
+    """It lands there: admitted (an instance type absent from the table counts as big enough:
+    only ``schedulable`` notes its size) in its own cluster."""
+    return verdict.admitted and verdict.same_cluster is True
 
 
 def maybe(verdict: Verdict) -> bool:
@@ -53,7 +55,7 @@ def undecided_values(verdicts: list[Verdict]) -> str:
     """Which values preview could not know, per pool: the undecided verdicts' details."""
     parts = dict.fromkeys(f"pool '{x.pool.name}': {x.detail}" if x.fit is Fit.UNKNOWN else
                           f"pool '{x.pool.name}': its cluster is unknown until the update runs"
-                          for x in verdicts if maybe(x))
+                          for x in verdicts if x.fit is not Fit.NO and not (x.fit is Fit.FITS and x.same_cluster is True))
     return "; ".join(parts) or "no pool's verdict is known"
 
 
