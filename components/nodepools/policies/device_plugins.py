@@ -116,10 +116,11 @@ def _from_release(res: Res) -> DevicePlugin | None:
     namespace = res.props.get("namespace") or "default"
     if chart == OPERATOR_CHART:
         # Values files are not read: tolerations they may set stay unknown.
-        files = res.props.get("valueYamlFiles")
-        operands = dig(values, "daemonsets", "tolerations")
+        operands = dig(values, "daemonsets")
+        if res.props.get("valueYamlFiles") and "tolerations" not in as_dict(operands):
+            operands = UNKNOWN
         return _operator(res, namespace, dig(values, "devicePlugin", "enabled"), "values.daemonsets.tolerations",
-                         UNKNOWN if files and operands is None else operands)
+                         operands)
     spec: Any = UNKNOWN
     if chart == CHART and not is_unknown(values) and not res.props.get("valueYamlFiles"):
         values = as_dict(values)
@@ -129,19 +130,21 @@ def _from_release(res: Res) -> DevicePlugin | None:
                         "values.tolerations/nodeSelector/affinity")
 
 
-def _operator(res: Res, namespace: Any, enabled: Any, field: str, operands: Any) -> DevicePlugin | None:
-    """The GPU Operator, unless its device plugin is disabled; ``operands`` its
-    ``daemonsets.tolerations`` (None: the chart's default)."""
+def _operator(res: Res, namespace: Any, enabled: Any, field: str, daemonsets: Any) -> DevicePlugin | None:
+    """The GPU Operator, unless its device plugin is disabled; ``daemonsets`` its operands'
+    settings, read like a pod spec (``tolerations`` unset: the chart's default)."""
     if enabled is False:
         return None
-    spec = {"tolerations": OPERATOR_TOLERATIONS if operands is None else operands}
+    spec = daemonsets if is_unknown(daemonsets) else dict(as_dict(daemonsets))
+    if not is_unknown(spec) and spec.get("tolerations") is None:
+        spec["tolerations"] = OPERATOR_TOLERATIONS
     return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, spec, field,
                         certain=not is_unknown(enabled), operator=True)
 
 
 def _from_cluster_policy(res: Res) -> DevicePlugin | None:
     return _operator(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.daemonsets.tolerations",
-                     dig(res.props, "spec", "daemonsets", "tolerations"))
+                     dig(res.props, "spec", "daemonsets"))
 
 
 def _runs_plugin(container: dict) -> Tri:
