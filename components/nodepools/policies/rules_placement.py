@@ -102,12 +102,15 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
             continue
         if summary.unschedulable is True:
             verdicts = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]
-            stuck = next(t for t in ref.workload.templates
-                         if all(x.fit is Fit.NO for x in verdicts if x.template.role == t.role))
-            yield Finding(ref.res.urn, subject(ref), spec_path(ref.workload, stuck),
-                          "fits no pool of its cluster (" + "; ".join(summary.why_not) + ")",
-                          "tolerate the target pool's taints, select labels its nodes carry, and request at "
-                          "most one node's allocatable", ref.namespace)
+            # Every template that fits nowhere, in one finding (docs/design.md section 8).
+            for stuck in [t for t in ref.workload.templates
+                          if all(x.fit is Fit.NO for x in verdicts if x.template.role == t.role)]:
+                why = [f"{x.pool.name}{'/' + stuck.role if stuck.role else ''}: {x.detail}"
+                       for x in verdicts if x.template.role == stuck.role]
+                yield Finding(ref.res.urn, subject(ref), spec_path(ref.workload, stuck),
+                              "fits no pool of its cluster (" + "; ".join(why) + ")",
+                              "tolerate the target pool's taints, select labels its nodes carry, and request at "
+                              "most one node's allocatable", ref.namespace)
         elif is_unknown(summary.unschedulable) and any(x.workload.urn == ref.workload.urn
                                                       for x in stack.report.verdicts):
             mine = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]
