@@ -16,6 +16,8 @@ from typing import Any, Iterable
 
 import yaml
 
+from nodepools import safe_yaml
+
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 # A config error line starts with its config path: ``nodepools:pools[2].capacity: ...``.
 CONFIG_PATH = re.compile(r"^(?P<path>[\w.-]+:[\w.\[\]'-]+): ")
@@ -25,7 +27,7 @@ _ENVIRONMENTS = ("site-packages", "dist-packages")
 def config_line(stack_file: Path, config_path: str) -> int | None:
     """1-based line of ``namespace:key[i].field`` in the stack file, as deep as it resolves."""
     try:
-        root = yaml.compose(stack_file.read_text())
+        root = safe_yaml.compose(stack_file)
     except (OSError, yaml.YAMLError):
         return None
     match = re.match(r"^([^\[.]+)(.*)$", config_path)
