@@ -6,6 +6,7 @@ from nodepools.backends.gcp import GkeCluster
 from nodepools.components.pools import NodePool
 from nodepools.offline.engine import run_program_capture
 from nodepools.spec import PoolSpec, describe
+from nodepools.clouds.regions import GCP_REGIONS
 
 
 def cluster(**kw) -> GkeCluster:
@@ -79,7 +80,7 @@ def test_cluster_arguments_are_validated_together():
                           extra_node_roles=["roles/editor", "admin"]) == [
         "project: project 'My_Project' is not a GCP project id (6-30 lowercase letters, digits or '-', starting "
         "with a letter)",
-        "location: location 'mars' is neither a GCP region (e.g. us-central1) nor a zone (e.g. us-central1-a)",
+        f"location: location 'mars' is not a GCP region or a zone of one (regions: {', '.join(GCP_REGIONS)})",
         "resource_labels.Team: GCP label key 'Team' is invalid: 1-63 lowercase letters, digits, '_' or '-', "
         "starting with a letter",
         "resource_labels['nodepools-pool']: resource label 'nodepools-pool' is set per pool and cannot be given "

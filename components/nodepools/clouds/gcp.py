@@ -28,7 +28,7 @@ GPU_MODEL_OF_ACCELERATOR: dict[str, GpuModel] = {
     **{name: model for (_, model), name in ACCELERATOR_TYPES_BY_FAMILY.items()},
 }
 
-PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]\Z")
 
 
 def accelerator_type(model: GpuModel, machine_type: str) -> str | None:

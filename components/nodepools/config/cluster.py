@@ -12,24 +12,30 @@ resident pool; docs/design.md section 9).
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from nodepools.backends.aws.translate import POOL_TAG_KEYS
 from nodepools.clouds.gcp import PROJECT_ID
+from nodepools.clouds.regions import aws_region_error, aws_tag_problems
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
+from nodepools.spec.pool_rules import duplicate_problems
 from nodepools.spec.system_nodes import SystemNodes
 
-_EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
-_GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
-_AWS_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
-_SG = re.compile(r"^sg-[0-9a-f]{8,17}$")
-_CIDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")
+_EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}\Z")
+_GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?\Z")
+_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}\Z")
+_VPC = re.compile(r"^vpc-[0-9a-f]{8,17}\Z")
+_SG = re.compile(r"^sg-[0-9a-f]{8,17}\Z")
+_CIDR = re.compile(r"\d{1,3}(\.\d{1,3}){3}/\d{1,2}\Z")
+# A private cluster's control-plane range: exactly a /28 (pulumi-gcp / Terraform google
+# provider, container_cluster private_cluster_config.master_ipv4_cidr_block: "must be a /28 subnet").
+GKE_MASTER_PREFIX = 28
 _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
 
 Mode = Literal["create", "attach"]
@@ -119,11 +125,14 @@ class EksClusterConfig(_Cluster):
     def _check(self) -> "EksClusterConfig":
         problems = Problems()
         self._common(problems, _EKS_NAME, "1-100 letters, digits, '-' or '_', starting alphanumeric")
-        if not _AWS_REGION.match(self.region):
-            problems.add("region", f"region {self.region!r} is not an AWS region (e.g. us-west-2)", self.region)
+        if err := aws_region_error(self.region):
+            problems.add("region", err, self.region)
         for i, subnet in enumerate(self.subnet_ids):
             if not _SUBNET.match(subnet):
                 problems.add(("subnet_ids", i), f"{subnet!r} is not a subnet id (subnet-<8 or 17 hex>)", subnet)
+        duplicate_problems("subnet_ids", self.subnet_ids, problems)
+        for key, message in aws_tag_problems(self.tags, POOL_TAG_KEYS):
+            problems.add("tags" if key is None else ("tags", key), message, self.tags if key is None else key)
         if self.vpc_id is not None and not _VPC.match(self.vpc_id):
             problems.add("vpc_id", f"{self.vpc_id!r} is not a VPC id (vpc-<8 or 17 hex>)", self.vpc_id)
         for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn"):
@@ -193,17 +202,31 @@ class GkeClusterConfig(_Cluster):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
         _check_cidrs(problems, "master_authorized_cidrs", self.master_authorized_cidrs)
-        _check_cidrs(problems, "master_ipv4_cidr_block", [self.master_ipv4_cidr_block], single=True)
+        if _check_cidrs(problems, "master_ipv4_cidr_block", [self.master_ipv4_cidr_block], single=True) and \
+                ipaddress.ip_network(self.master_ipv4_cidr_block, strict=False).prefixlen != GKE_MASTER_PREFIX:
+            problems.add("master_ipv4_cidr_block", f"master_ipv4_cidr_block {self.master_ipv4_cidr_block!r} must be "
+                         f"a /{GKE_MASTER_PREFIX}: GKE's private control-plane range is exactly 16 addresses",
+                         self.master_ipv4_cidr_block)
         if self.zones and not all(z.startswith(self.location) for z in self.zones):
             problems.add("zones", f"zones {self.zones} must lie in location {self.location!r}", self.zones)
         problems.raise_if_any("GkeClusterConfig")
         return self
 
 
-def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> None:
+def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> bool:
+    """Each entry a.b.c.d/n with a-d 0-255 and n 0-32 (host bits may be set: the clouds
+    take the network); True when all are."""
+    ok = True
     for i, cidr in enumerate(cidrs):
-        if not _CIDR.match(cidr):
-            problems.add(field if single else (field, i), f"{cidr!r} is not an IPv4 CIDR (a.b.c.d/n)", cidr)
+        try:
+            valid = bool(_CIDR.match(cidr)) and ipaddress.ip_network(cidr, strict=False).version == 4
+        except ValueError:
+            valid = False
+        if not valid:
+            ok = False
+            problems.add(field if single else (field, i), f"{cidr!r} is not an IPv4 CIDR (a.b.c.d/n: a-d 0-255, "
+                         "n 0-32)", cidr)
+    return ok
 
 
 ClusterConfig = EksClusterConfig | GkeClusterConfig

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
 from pulumi.runtime.config import CONFIG, get_config_env
 
+from nodepools import safe_yaml
 from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigError, load_stack_config
 
 
@@ -41,9 +41,9 @@ def read_stack_file(path: str | Path) -> dict[str, Any]:
     """The ``config:`` map of a ``Pulumi.<env>.yaml`` file, values as YAML gives them."""
     path = Path(path)
     try:
-        document = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise StackConfigError([f"{path.name}: not valid YAML: {err}"]) from None
+        document = safe_yaml.load(path) or {}
+    except safe_yaml.YamlFileError as err:
+        raise StackConfigError([str(err)]) from None
     config = document.get("config") if isinstance(document, dict) else None
     if config is None:
         return {}

@@ -11,7 +11,7 @@ from enum import Enum
 from pydantic import Field, model_validator
 
 from nodepools.spec.errors import Problems
-from nodepools.spec.model import StrictModel
+from nodepools.spec.model import RealNumber, StrictModel, WholeNumber
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
 
 
@@ -33,7 +33,7 @@ class AlertBackend(str, Enum):
     CLOUDWATCH = "cloudwatch"
 
 
-_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:\d{12}:.+$")
+_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:\d{12}:.+\Z")
 
 
 class AlertsSpec(StrictModel):
@@ -56,9 +56,9 @@ class AlertsSpec(StrictModel):
     namespace: str | None = None
     rule_labels: dict[str, str] = Field(default_factory=dict)
     alarm_actions: list[str] = Field(default_factory=list, max_length=5)
-    cpu_throttling_ratio: float = Field(0.25, gt=0, lt=1)
-    cpu_steal_ratio: float = Field(0.10, gt=0, lt=1)
-    for_minutes: int = Field(15, ge=1, le=1440)
+    cpu_throttling_ratio: RealNumber = Field(0.25, gt=0, lt=1)
+    cpu_steal_ratio: RealNumber = Field(0.10, gt=0, lt=1)
+    for_minutes: WholeNumber = Field(15, ge=1, le=1440)
 
     @model_validator(mode="after")
     def _check(self) -> "AlertsSpec":

@@ -16,6 +16,7 @@ from nodepools.guardrails.addon_modes import AddonsSpec, kueue_mode_problem
 from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
 # Imported under this name, not assigned: type checkers (pydantic's mypy plugin) lose
 # the fields of models whose base is a variable alias.
+from nodepools.spec.model import RealNumber, WholeNumber
 from nodepools.spec.model import StrictModel as _Strict
 
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
@@ -37,8 +38,8 @@ RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE, WARM_NAME
 __all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GuardrailsSpec", "KueueMode",
            "LimitRangeSpec"]
 
-_CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
-_IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
+_CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+\Z")
+_IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+\Z")
 
 
 
@@ -108,10 +109,10 @@ class LimitRangeSpec(_Strict):
     requests 250m cpu / 256 MiB, limits 1 cpu / 1024 MiB. The per-container max
     is derived from the class's largest node."""
 
-    default_request_cpu_millicores: int = Field(250, ge=1)
-    default_request_memory_mib: int = Field(256, ge=1)
-    default_limit_cpu_millicores: int = Field(1000, ge=1)
-    default_limit_memory_mib: int = Field(1024, ge=1)
+    default_request_cpu_millicores: WholeNumber = Field(250, ge=1)
+    default_request_memory_mib: WholeNumber = Field(256, ge=1)
+    default_limit_cpu_millicores: WholeNumber = Field(1000, ge=1)
+    default_limit_memory_mib: WholeNumber = Field(1024, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> "LimitRangeSpec":
@@ -150,10 +151,10 @@ class GuardrailsSpec(_Strict):
     """
 
     namespaces: dict[PoolClass, str] = Field(default_factory=dict)
-    batch_quota_share: float = 0.5
+    batch_quota_share: RealNumber = 0.5
     kubernetes_version: str = "1.33"
     kueue: KueueMode = KueueMode.AUTO
-    kueue_pods_ready_timeout_minutes: int = Field(20, ge=1, le=1440)
+    kueue_pods_ready_timeout_minutes: WholeNumber = Field(20, ge=1, le=1440)
     alerts: AlertsSpec = Field(default_factory=AlertsSpec)
     quota_priority_class_scopes: bool = False
     limit_range: LimitRangeSpec = Field(default_factory=LimitRangeSpec)

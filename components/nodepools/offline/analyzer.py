@@ -33,6 +33,7 @@ from google.protobuf import empty_pb2
 from pulumi.runtime import proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
+from nodepools import safe_yaml
 from nodepools.offline.engine import Registration, Run
 from nodepools.offline.analyzer_wire import (UNKNOWN_WIRE, Diagnostic, PackConfigError, PackError, PackInfo,
                                              PackResource, PolicyInfo, analyze_requests, policy_info, reconcile,
@@ -192,5 +193,9 @@ def _yaml_version(pack_dir: Path) -> str | None:
     manifest = pack_dir / "PulumiPolicy.yaml"
     if not manifest.is_file():
         return None
-    version = (yaml.safe_load(manifest.read_text()) or {}).get("version")
+    try:
+        document = safe_yaml.load(manifest)
+    except (OSError, yaml.YAMLError) as err:
+        raise PackError(f"cannot read {manifest}: {err}") from None
+    version = document.get("version") if isinstance(document, dict) else None
     return str(version) if version is not None else None

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import yaml
 
+from nodepools import safe_yaml
+
 
 def pack_virtualenv(pack_dir: Path) -> Path | None:
     """The pack's virtualenv directory when its manifest names one that exists."""
     try:
-        manifest = yaml.safe_load((Path(pack_dir) / "PulumiPolicy.yaml").read_text()) or {}
+        manifest = safe_yaml.load(Path(pack_dir) / "PulumiPolicy.yaml") or {}
     except (OSError, yaml.YAMLError):
         return None
     runtime = manifest.get("runtime") if isinstance(manifest, dict) else None

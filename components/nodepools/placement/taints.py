@@ -23,7 +23,7 @@ from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.inventory.tri import Tri, and3, eq3
 from nodepools.vocabulary import HARD_TAINT_EFFECTS, TaintEffect
 
-_INT64 = re.compile(r"^[+-]?[0-9]+$")  # strconv.ParseInt(s, 10, 64): no spaces, no "_"
+_INT64 = re.compile(r"^[+-]?[0-9]+\Z")  # strconv.ParseInt(s, 10, 64): no spaces, no "_"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _DEFAULT_NAMESPACE = "kubernetes.io/"
 _REQUESTS_PREFIX = "requests."

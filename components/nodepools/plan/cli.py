@@ -146,14 +146,19 @@ def main(argv: list[str] | None = None) -> int:
     except ProjectError as err:
         plan = _empty(_project_or_none(args), args.stack, [_error("project", str(err), err.file, err.line)])
     except Exception as err:  # noqa: BLE001 - every failure is a message and exit 2, never a traceback
-        plan = _empty(_project_or_none(args), args.stack, [_error("internal", f"{type(err).__name__}: {err}")])
+        plan = _empty(_project_or_none(args), args.stack, [_error("internal", _internal(err))])
     return _emit(plan, json_out=args.json, json_file=args.json_file, terminal=terminal)
+
+
+def _internal(error: BaseException) -> str:
+    from nodepools.plan.locate import internal_error_message
+    return internal_error_message(error)
 
 
 def _project_or_none(args: argparse.Namespace) -> Project | None:
     try:
         return load_project(args.project_dir) if args.project_dir else find_project()
-    except ProjectError:
+    except Exception:  # noqa: BLE001 - the report of a failed plan names the project when it can
         return None
 
 
@@ -261,7 +266,11 @@ def _emit(plan: dict[str, Any], *, json_out: bool, json_file: Path | None, termi
         print(text)
     elif terminal is not None:
         from nodepools.plan.render import render
-        terminal.print(render(document, width=terminal.width))
+        try:
+            terminal.print(render(document, width=terminal.width))
+        except Exception as err:  # noqa: BLE001 - the report is written; the text view must not end in a traceback
+            print(f"nodepools plan: {_internal(err)}", file=sys.stderr)
+            return EXIT_ERROR
     else:
         for error in plan.get("errors") or []:
             print(f"{error['message']}" if error["kind"] == "usage" else f"nodepools plan: {error['message']}",
@@ -278,6 +287,9 @@ def _pack_new(directory: Path, force: bool) -> int:
         written = write_pack(directory, force=force)
     except (PackExistsError, OSError) as err:
         print(f"nodepools pack new: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as err:  # noqa: BLE001 - every failure is a message and exit 2, never a traceback
+        print(f"nodepools pack new: {_internal(err)}", file=sys.stderr)
         return EXIT_ERROR
     commands = pack_install_commands(directory)
     print(f"Wrote the nodepools {nodepools.__version__} policy pack to {directory}: "

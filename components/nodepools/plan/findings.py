@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from nodepools import safe_yaml
 from nodepools.offline.engine import Registration
 from nodepools.plan.locate import config_line, first_in_project
 from nodepools.plan.project import Project
@@ -25,7 +26,7 @@ NAMESPACE = "nodepools"
 
 def _stack_keys(stack_file: Path) -> dict[str, Any]:
     try:
-        document = yaml.safe_load(stack_file.read_text()) or {}
+        document = safe_yaml.load(stack_file) or {}
     except (OSError, yaml.YAMLError):
         return {}
     config = document.get("config") if isinstance(document, dict) else None

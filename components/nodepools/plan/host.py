@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import nodepools
+from nodepools.plan.locate import internal_error_message
 from nodepools.plan.project import ProjectError, load_project
 from nodepools.plan.run import HOST_PROTOCOL, encode_run, run_here
 
@@ -28,6 +29,8 @@ def main(argv: list[str]) -> int:
         done = run_here(load_project(Path(request["project"])), request["stack"], preview=request["preview"])
     except ProjectError as err:
         out["project_error"] = {"message": str(err), "file": str(err.file) if err.file else None, "line": err.line}
+    except Exception as err:  # noqa: BLE001 - the plan shows a message, never this process's traceback
+        out["project_error"] = {"message": internal_error_message(err), "file": None, "line": None}
     else:
         out.update(run=encode_run(done.run), error=asdict(done.error) if done.error else None,
                    secret_keys=done.secret_keys)

@@ -16,6 +16,8 @@ from typing import Any, Iterable
 
 import yaml
 
+from nodepools import safe_yaml
+
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 # A config error line starts with its config path: ``nodepools:pools[2].capacity: ...``.
 CONFIG_PATH = re.compile(r"^(?P<path>[\w.-]+:[\w.\[\]'-]+): ")
@@ -25,7 +27,7 @@ _ENVIRONMENTS = ("site-packages", "dist-packages")
 def config_line(stack_file: Path, config_path: str) -> int | None:
     """1-based line of ``namespace:key[i].field`` in the stack file, as deep as it resolves."""
     try:
-        root = yaml.compose(stack_file.read_text())
+        root = safe_yaml.compose(stack_file)
     except (OSError, yaml.YAMLError):
         return None
     match = re.match(r"^([^\[.]+)(.*)$", config_path)
@@ -70,3 +72,17 @@ def error_position(error: BaseException, roots: Iterable[Path]) -> tuple[str, in
     """The innermost traceback frame of ``error`` inside the project."""
     frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(error.__traceback__)]
     return first_in_project(reversed(frames), roots)
+
+
+def internal_error_message(error: BaseException) -> str:
+    """What a user reads when nodepools itself raised (an input shape it does not handle):
+    the exception and the nodepools line it came from, never a traceback."""
+    frames = traceback.extract_tb(error.__traceback__)
+    ours = [f for f in frames if "/nodepools/" in Path(f.filename).as_posix()]
+    where = ""
+    if ours:
+        path = Path(ours[-1].filename).as_posix()
+        where = f" at {path[path.rindex('/nodepools/') + 1:]}:{ours[-1].lineno}"
+    text = " ".join(str(error).split()) or "(no message)"
+    return (f"nodepools could not read an input (a bug in nodepools: please report it with this line): "
+            f"{type(error).__name__}{where}: {text}")

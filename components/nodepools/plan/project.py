@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 import nodepools
+from nodepools import safe_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
 # What the plan passes for a ``secure:`` value: it cannot decrypt it, and says so.
@@ -89,22 +90,19 @@ def find_project(start: Path | None = None) -> Project:
 
 
 def read_yaml(path: Path) -> Any:
-    """A YAML file's document; a ProjectError with the line of a syntax error."""
+    """A YAML file's document (``nodepools.safe_yaml``); a ProjectError naming the file and line."""
     try:
-        return yaml.safe_load(path.read_text())
+        return safe_yaml.load(path)
     except OSError as err:
         raise ProjectError(f"cannot read {path}: {err.strerror or err}", path) from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(err, "problem", None) or str(err)
-        raise ProjectError(f"{path.name} is not valid YAML (line {line}): {problem}", path, line) from None
+    except safe_yaml.YamlFileError as err:
+        raise ProjectError(str(err), path, err.line) from None
 
 
 def key_line(path: Path, key: str) -> int | None:
     """1-based line of a top-level key of a YAML file (None when absent or unreadable)."""
     try:
-        root = yaml.compose(path.read_text())
+        root = safe_yaml.compose(path)
     except (OSError, yaml.YAMLError):
         return None
     if isinstance(root, yaml.MappingNode):

@@ -135,7 +135,9 @@ def _run_hosted(project: Project, stack: str, python: Path, preview: bool) -> St
         result = subprocess.run([str(python), "-m", "nodepools.plan.host", json.dumps(request)],
                                 stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
         if not out.is_file():
-            detail = result.stderr.strip().splitlines()[-5:]
+            # The last lines the host printed, without the frames of a traceback.
+            detail = [line for line in result.stderr.strip().splitlines()
+                      if not line.startswith((" ", "Traceback"))][-3:]
             hint = " (is nodepools installed there? the plan runs the program with it)" \
                 if "No module named 'nodepools" in result.stderr else ""
             raise ProjectError(f"the program could not run with the project's virtualenv Python {python}{hint}: "

@@ -14,9 +14,14 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 ERROR_TYPE = "nodepools_spec"
 
 
-def escape_template(text: str) -> str:
-    """PydanticCustomError formats ``{name}`` placeholders: make user text literal."""
-    return text.replace("{", "{{").replace("}", "}}")
+def custom_error(kind: str, message: str, context: Mapping[str, Any] | None = None) -> PydanticCustomError:
+    """An error whose message reads exactly as given. pydantic-core fills ``{key}`` for
+    each key of the context and nothing else (no ``str.format``: a doubled ``{{`` stays
+    doubled, so escaping user text turned ``${jndi:x}`` into ``${{jndi:x}}``); the
+    context rides along only when the text holds none of its placeholders."""
+    if context and any(f"{{{key}}}" in message for key in context):
+        context = None
+    return PydanticCustomError(kind, message, dict(context) if context else None)
 
 
 class Problems:
@@ -28,7 +33,7 @@ class Problems:
     def add(self, loc: tuple[str | int, ...] | str, message: str, value: Any = None) -> None:
         loc_tuple = (loc,) if isinstance(loc, str) else tuple(loc)
         self._details.append(
-            InitErrorDetails(type=PydanticCustomError(ERROR_TYPE, escape_template(message)), loc=loc_tuple, input=value)
+            InitErrorDetails(type=custom_error(ERROR_TYPE, message), loc=loc_tuple, input=value)
         )
 
     def absorb(self, err: ValidationError, prefix: tuple[str | int, ...] = ()) -> None:

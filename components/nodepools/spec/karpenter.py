@@ -45,6 +45,15 @@ def check_karpenter_pool(spec: PoolFields, problems: Problems) -> None:
                      "node group gets; use provisioner 'managed' or placement 'spread'", "compact")
 
 
+def check_given_fields(data: dict[str, Any], spec: PoolFields, problems: Problems) -> None:
+    """Fields a Karpenter pool cannot honour, when the input gave them (the class presets
+    fill ``min_nodes`` for every pool, so only the raw input tells)."""
+    if is_karpenter(spec) and data.get("min_nodes") is not None:
+        problems.add("min_nodes", "min_nodes does not apply to provisioner 'karpenter': Karpenter launches nodes "
+                     "for pending pods and keeps no minimum (allowed: leave min_nodes out; max_nodes caps the "
+                     "NodePool's limits)", data["min_nodes"])
+
+
 def check_cluster_provisioners(cloud: Cloud, pools: Sequence[PoolFields], system_pool: Any,
                                problems: Problems) -> None:
     """Karpenter runs on EKS only, and never on nodes it provisions itself."""
@@ -66,5 +75,5 @@ def karpenter_pools(pools: Sequence[Pool]) -> list[Pool]:
     return [p for p in pools if is_karpenter(p)]
 
 
-__all__ = ["KarpenterOptions", "PoolClass", "check_cluster_provisioners", "check_karpenter_pool", "is_karpenter",
-           "karpenter_pools", "options"]
+__all__ = ["KarpenterOptions", "PoolClass", "check_cluster_provisioners", "check_given_fields", "check_karpenter_pool",
+           "is_karpenter", "karpenter_pools", "options"]

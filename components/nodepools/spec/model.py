@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from nodepools.spec.errors import escape_template
+from nodepools.spec.errors import custom_error
 
 
 def _reject_bool(value: Any) -> Any:
@@ -20,8 +20,16 @@ def _reject_bool(value: Any) -> Any:
     return value
 
 
+def _reject_bool_number(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise PydanticCustomError("float_type", "Input should be a valid number")
+    return value
+
+
 # An int that refuses booleans (everything else as pydantic's int: 3.0 ok, 2.5 refused).
 WholeNumber = Annotated[int, BeforeValidator(_reject_bool)]
+# A float that refuses booleans (pydantic's lax float takes ``true`` as 1.0).
+RealNumber = Annotated[float, BeforeValidator(_reject_bool_number)]
 
 
 class StrictModel(BaseModel):
@@ -45,6 +53,6 @@ class StrictModel(BaseModel):
                 if e["type"] == "extra_forbidden" and len(e["loc"]) == 1:
                     message = f"unknown field (allowed: {allowed})"
                 # ctx rides along (e.g. a union's bad tag) for callers that format their own messages.
-                details.append(InitErrorDetails(type=PydanticCustomError(e["type"], escape_template(message), e.get("ctx")),
+                details.append(InitErrorDetails(type=custom_error(e["type"], message, e.get("ctx")),
                                                 loc=tuple(e["loc"]), input=e.get("input")))
             raise ValidationError.from_exception_data(cls.__name__, details) from None

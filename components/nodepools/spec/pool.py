@@ -14,6 +14,7 @@ from pydantic import model_validator
 
 from nodepools.spec import pool_rules
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import check_given_fields
 from nodepools.spec.pool_fields import MAX_NODES_LIMIT, CustomCapacity, GpuSpec, PoolFields, Taint
 from nodepools.spec.presets import PlacementStrategy
 
@@ -45,5 +46,7 @@ class PoolSpec(PoolFields):
         spec = handler(data)
         problems = Problems()
         pool_rules.check_pool(spec, problems)
+        if isinstance(data, dict):
+            check_given_fields(data, spec, problems)
         problems.raise_if_any("PoolSpec")
         return spec

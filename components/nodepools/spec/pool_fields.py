@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from nodepools import vocabulary as v
-from nodepools.spec.model import StrictModel, WholeNumber
+from nodepools.spec.model import RealNumber, StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.options import GpuSharing, KarpenterOptions, NodeRepair, WarmCapacity
 from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset, preset_default
@@ -33,7 +33,7 @@ class CustomCapacity(StrictModel):
     """Per-node capacity of an instance type that is not in the instance table."""
 
     vcpu: WholeNumber = Field(ge=1, le=1024)
-    memory_gib: float = Field(gt=0, le=32768)
+    memory_gib: RealNumber = Field(gt=0, le=32768)
     architecture: Architecture = Architecture.X86_64
     gpu_count: WholeNumber = Field(default=0, ge=0, le=16)
     gpu_model: GpuModel | None = None

@@ -12,6 +12,7 @@ from nodepools.vocabulary import PoolClass
 from nodepools.spec.errors import Problems
 from nodepools.spec.instances import GpuModel, InstanceType
 from nodepools.spec.karpenter import check_karpenter_pool
+from nodepools.spec.node_labels import node_label_error
 from nodepools.spec.pool_fields import PoolFields
 from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset
 from nodepools.spec.repair import check_repair
@@ -67,6 +68,18 @@ def check_class_rules(spec: PoolFields, problems: Problems) -> None:
         elif len(spec.zones) > 1 or len(spec.subnet_ids) > 1:
             problems.add("placement", "placement 'compact' needs one zone: give at most one entry in zones "
                          "and subnet_ids", "compact")
+    for field in ("zones", "subnet_ids"):
+        duplicate_problems(field, getattr(spec, field), problems)
+
+
+def duplicate_problems(field: str, values: list[str], problems: Problems) -> None:
+    """Each entry of ``values`` given again (a subnet or zone twice is one, not two)."""
+    first: dict[str, int] = {}
+    what = "subnet" if field.endswith("subnet_ids") else "zone"
+    for i, value in enumerate(values):
+        if value in first:
+            problems.add((field, i), f"{what} {value!r} is listed twice (first at {field}[{first[value]}])", value)
+        first.setdefault(value, i)
 
 def check_instance_types(spec: PoolFields, problems: Problems) -> list[InstanceType]:
     resolved: list[InstanceType] = []
@@ -139,7 +152,7 @@ def check_labels_and_taints(spec: PoolFields, problems: Problems) -> None:
         if key in RESERVED_LABEL_KEYS:
             problems.add(("labels", key), f"label {key!r} is set by the pool from its spec and cannot be "
                          f"overridden (reserved: {', '.join(sorted(RESERVED_LABEL_KEYS))})", value)
-        elif err := label_key_error(key):
+        elif err := label_key_error(key) or node_label_error(key):
             problems.add(("labels", key), err, key)
         if err := label_value_error(value):
             problems.add(("labels", key), err, value)

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from nodepools import vocabulary as v
 from nodepools.backends.aws import tables
+from nodepools.backends.aws.karpenter import capacity_values
 from nodepools.backends.aws.translate import EksContext, effective_subnets
+from nodepools.clouds import aws
 from nodepools.clouds.topology import compact_series, compact_supported
 from nodepools.spec.errors import Problems
+from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
 from nodepools.vocabulary import Cloud
 
@@ -29,8 +33,24 @@ def eks_pool_problems(spec: PoolSpec, ctx: EksContext) -> Problems:
     _check_subnets(spec, ctx, problems)
     _check_compact_types(spec, problems)
     _check_labels(spec, problems)
+    _check_capacity_label(spec, problems)
     _check_taints(spec, problems)
     return problems
+
+
+def _check_capacity_label(spec: PoolSpec, problems: Problems) -> None:
+    """A user label that states the capacity its provisioner sets (a spot pool labelled
+    ON_DEMAND would draw on-demand-only workloads onto spot nodes)."""
+    if is_karpenter(spec):
+        key, truth, owner = v.LABEL_KARPENTER_CAPACITY_TYPE, capacity_values(spec), "Karpenter"
+    else:
+        key, truth, owner = v.LABEL_EKS_CAPACITY_TYPE, [aws.CAPACITY_TYPES[spec.capacity]], "EKS"
+    given = spec.labels.get(key)
+    if given is None or truth == [given]:
+        return
+    sets = f"sets it to {truth[0]!r}" if len(truth) == 1 else f"sets it per node ({' or '.join(truth)})"
+    problems.add(("labels", key), f"label {key!r} is {given!r}, but this pool's capacity is "
+                 f"{spec.capacity.value!r} ({owner} {sets}): remove the label", given)
 
 
 def _check_subnets(spec: PoolSpec, ctx: EksContext, problems: Problems) -> None:

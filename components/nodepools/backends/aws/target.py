@@ -10,8 +10,9 @@ from nodepools.backends.aws.checks import eks_pool_problems
 from nodepools.backends.aws.karpenter import KarpenterPoolPlan, translate_karpenter_pool
 from nodepools.backends.aws.karpenter_register import (KarpenterBinding, KarpenterInfra, register_karpenter_infra,
                                                        register_karpenter_pool)
-from nodepools.backends.aws.translate import NO_SECURITY_GROUP, EksContext, EksPoolPlan, translate_pool
+from nodepools.backends.aws.translate import NO_SECURITY_GROUP, POOL_TAG_KEYS, EksContext, EksPoolPlan, translate_pool
 from nodepools.backends.base import RegisteredPool
+from nodepools.clouds.regions import aws_tag_problems
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.pool import PoolSpec
@@ -80,6 +81,9 @@ class EksCluster:
         for key, value in (tags or {}).items():
             if not isinstance(key, str) or not isinstance(value, str):
                 problems.add(("tags", str(key)), "tags must map strings to strings", value)
+        if tags and all(isinstance(k, str) and isinstance(val, str) for k, val in tags.items()):
+            for key, message in aws_tag_problems(tags, POOL_TAG_KEYS):
+                problems.add("tags" if key is None else ("tags", key), message, len(tags) if key is None else key)
         problems.raise_if_any("EksCluster")
         self._context = EksContext(
             cluster_name=cluster_name, subnet_ids=tuple(subnet_ids), node_role_arn=node_role_arn,

@@ -117,10 +117,14 @@ def effective_subnets(spec: PoolSpec, ctx: EksContext) -> list[Any]:
     return list(spec.subnet_ids) if spec.subnet_ids else list(ctx.subnet_ids)
 
 
+# The tags a pool adds to the cluster's on everything it creates (they count toward AWS's 50).
+POOL_TAG_KEYS = (v.LABEL_POOL, v.LABEL_POOL_CLASS)
+
+
 def resource_tags(spec: PoolSpec, ctx: EksContext) -> dict[str, str]:
     """AWS tags for everything the pool creates: the cluster's tags plus the pool's
     identity, so cost reports can split GPU spend by pool and class."""
-    return {**ctx.tags, v.LABEL_POOL: spec.name, v.LABEL_POOL_CLASS: spec.pool_class.value}
+    return {**ctx.tags, **dict(zip(POOL_TAG_KEYS, (spec.name, spec.pool_class.value)))}
 
 
 def node_security_groups(ctx: EksContext) -> list[Any]:

@@ -14,12 +14,13 @@ from nodepools.clouds import gcp as gke
 from nodepools.clouds.topology import compact_series, compact_supported
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PlacementStrategy, PoolSpec
-from nodepools.vocabulary import Cloud
+from nodepools import vocabulary as v
+from nodepools.vocabulary import CapacityType, Cloud
 
 # GKE node pool names: lowercase DNS label that starts with a letter.
-_GKE_POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_GKE_POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 # Compute Engine machine type names: <series>-<shape>[-<size>], lowercase, no dots.
-_MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+_MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+\Z")
 
 
 def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
@@ -39,11 +40,24 @@ def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
             problems.add(("zones", i), err, zone)
     if spec.placement is PlacementStrategy.COMPACT:
         _check_compact(spec, ctx, problems, machine_ok)
+    _check_spot_label(spec, problems)
     if spec.repair.eks is not None:
         problems.add(("repair", "eks"), "repair.eks settings are for EKS managed node groups; GKE's auto-repair "
                      "has no settings (allowed on GKE: repair.mode auto, on or off)",
                      spec.repair.eks.model_dump(exclude_none=True))
     return problems
+
+
+def _check_spot_label(spec: PoolSpec, problems: Problems) -> None:
+    """A user ``cloud.google.com/gke-spot`` label that contradicts the pool's capacity
+    (GKE labels Spot VMs ``true`` itself; ``nodepools.backends.gcp.translate``)."""
+    given = spec.labels.get(v.LABEL_GKE_SPOT)
+    spot = spec.capacity is CapacityType.SPOT
+    if given is None or (spot and given == "true"):
+        return
+    sets = "sets it to 'true' itself" if spot else "sets it on Spot VMs only"
+    problems.add(("labels", v.LABEL_GKE_SPOT), f"label {v.LABEL_GKE_SPOT!r} is {given!r}, but this pool's capacity "
+                 f"is {spec.capacity.value!r} (GKE {sets}): remove the label", given)
 
 
 def _check_machine_types(spec: PoolSpec, problems: Problems) -> bool:

@@ -15,14 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
 from nodepools.clouds.gcp import PROJECT_ID
+from nodepools.clouds.regions import gcp_location_error
 from nodepools.spec.errors import Problems
 
-_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
+_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
-_GCP_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
-_GCP_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
-_ROLE = re.compile(r"^(roles/|projects/[a-z][a-z0-9-]+/roles/|organizations/[0-9]+/roles/)[A-Za-z0-9_.]+$")
+_GCP_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}\Z")
+_GCP_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}\Z")
+_ROLE = re.compile(r"^(roles/|projects/[a-z][a-z0-9-]+/roles/|organizations/[0-9]+/roles/)[A-Za-z0-9_.]+\Z")
 RESERVED_RESOURCE_LABELS = (v.GCP_RESOURCE_LABEL_POOL, v.GCP_RESOURCE_LABEL_POOL_CLASS)
 
 
@@ -72,9 +72,8 @@ class GkeContext(BaseModel):
         if not PROJECT_ID.match(self.project):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
-        if not (_REGION.match(self.location) or _ZONE.match(self.location)):
-            problems.add("location", f"location {self.location!r} is neither a GCP region (e.g. us-central1) "
-                         "nor a zone (e.g. us-central1-a)", self.location)
+        if err := gcp_location_error(self.location):
+            problems.add("location", err, self.location)
         else:
             for i, zone in enumerate(self.default_zones):
                 if err := zone_error(zone, self.region):

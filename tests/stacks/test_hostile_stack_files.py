@@ -1,0 +1,77 @@
+"""Hostile or careless stack files (issue 26): refused fast with the file and line, exit 2,
+the JSON report written; never a hang, a traceback or exit 1 ("a mandatory policy is violated")."""
+import json
+import time
+
+import pytest
+
+from nodepools.config import StackConfigError, read_stack_file
+from nodepools.plan.cli import main
+
+BASE = "config:\n  nodepools:layout: specialized\n"
+# A 1 KB "billion laughs": nine levels of nine aliases, 9**9 values once expanded.
+BOMB = BASE + "  nodepools:bomb:\n    a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"    a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
+HOSTILE = [
+    ("alias bomb", BOMB.encode(), 9,
+     "Pulumi.dev.yaml is refused (line 9): more than 100,000 values once its aliases (*name) are expanded (an alias bomb?)"),
+    ("5,000-deep nesting", (BASE + "  nodepools:deep: " + "[" * 5000 + "]" * 5000 + "\n").encode(), 3,
+     "Pulumi.dev.yaml is refused (line 3): nesting deeper than 100 levels"),
+    ("not UTF-8", (BASE + "  nodepools:note: caf\xe9\n").encode("latin-1"), 3,
+     "Pulumi.dev.yaml is not UTF-8 text (line 3): byte 0xe9 cannot be decoded; save the file as UTF-8"),
+    ("duplicate key", (BASE + "  nodepools:pools: []\n  nodepools:layout: flat\n").encode(), 4,
+     "Pulumi.dev.yaml has a duplicate key (line 4): 'nodepools:layout' is also at line 2; YAML would keep only the "
+     "last and drop the other silently: remove one"),
+]
+
+
+def project(tmp_path, stack_file: bytes):
+    (tmp_path / "Pulumi.yaml").write_text("name: app\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text("raise SystemExit('the program must not run')\n")
+    (tmp_path / "Pulumi.dev.yaml").write_bytes(stack_file)
+    return tmp_path
+
+
+@pytest.mark.parametrize("content, line, message", [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE])
+def test_a_hostile_stack_file_is_refused_fast_with_its_line_exit_2_and_a_report(tmp_path, capsys, content, line,
+                                                                                message):
+    root = project(tmp_path, content)
+    report = tmp_path / "out" / "plan.json"
+    started = time.perf_counter()
+    code = main(["plan", "--project-dir", str(root), "--stack", "dev", "--json-file", str(report), "--no-color"])
+    assert time.perf_counter() - started < 5
+    out, err = capsys.readouterr()
+    assert code == 2
+    document = json.loads(report.read_text())
+    assert (document["status"], document["exit_code"]) == ("invalid", 2)
+    assert document["errors"] == [{"kind": "project", "message": message, "config_path": None,
+                                   "file": str(root / "Pulumi.dev.yaml"), "line": line}]
+    assert f"nodepools plan: {message}\n" in err
+    assert "Traceback" not in out + err
+
+
+def test_a_hostile_project_file_is_refused_with_its_line(tmp_path, capsys):
+    root = project(tmp_path, BASE.encode())
+    (root / "Pulumi.yaml").write_text("name: app\nruntime: python\nname: other\n")
+    report = tmp_path / "plan.json"
+    assert main(["plan", "--project-dir", str(root), "--stack", "dev", "--json-file", str(report)]) == 2
+    assert json.loads(report.read_text())["errors"] == [{
+        "kind": "project", "config_path": None, "file": str(root / "Pulumi.yaml"), "line": 3,
+        "message": "Pulumi.yaml has a duplicate key (line 3): 'name' is also at line 1; YAML would keep only the "
+                   "last and drop the other silently: remove one"}]
+    assert "Traceback" not in "".join(capsys.readouterr())
+
+
+@pytest.mark.parametrize("content, line, message", [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE])
+def test_read_stack_file_refuses_the_same_files_by_name(tmp_path, content, line, message):
+    path = tmp_path / "Pulumi.dev.yaml"
+    path.write_bytes(content)
+    with pytest.raises(StackConfigError) as caught:
+        read_stack_file(path)
+    assert caught.value.lines == [message]
+
+
+def test_anchors_and_aliases_of_ordinary_size_still_read(tmp_path):
+    path = tmp_path / "Pulumi.dev.yaml"
+    path.write_text("config:\n  nodepools:a: &labels {team: ml}\n  nodepools:b: *labels\n")
+    assert read_stack_file(path) == {"nodepools:a": {"team": "ml"}, "nodepools:b": {"team": "ml"}}

@@ -1,0 +1,71 @@
+"""Every failure of the CLI is a message and exit 2 with the JSON report; exit 1 only for a
+violated mandatory policy; no traceback reaches the user (issue 26)."""
+import json
+from pathlib import Path
+
+from nodepools.plan import training
+from nodepools.plan.cli import main
+
+INTERNAL = "nodepools could not read an input (a bug in nodepools: please report it with this line): "
+# An app whose Karpenter NodePool is untyped: a requirement's values is a number, not a list.
+UNTYPED_NODEPOOL = """\
+import pulumi_kubernetes as k8s
+
+k8s.apiextensions.CustomResource("gpu", api_version="karpenter.sh/v1", kind="NodePool", metadata={"name": "gpu"},
+    spec={"template": {"spec": {"requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                                  "values": 5}],
+                                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "x"}}},
+          "limits": {"cpu": 10}})
+"""
+
+
+def app(tmp_path: Path, program: str, name: str = "app") -> Path:
+    root = tmp_path / name
+    root.mkdir()
+    (root / "Pulumi.yaml").write_text("name: app\nruntime: python\n")
+    (root / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (root / "__main__.py").write_text(program)
+    return root
+
+
+def test_an_untyped_karpenter_nodepool_from_workloads_never_ends_in_a_traceback_or_exit_1(tmp_path, capsys):
+    report = tmp_path / "plan.json"
+    platform = app(tmp_path, "import pulumi\n", "platform")
+    code = main(["plan", "--project-dir", str(platform), "--stack", "dev", "--no-policy", "--no-color",
+                 "--workloads", str(app(tmp_path, UNTYPED_NODEPOOL)), "--json-file", str(report)])
+    out, err = capsys.readouterr()
+    document = json.loads(report.read_text())
+    assert "Traceback" not in out + err
+    assert (code, document["exit_code"]) == (document["exit_code"], code) and code != 1
+    if code == 2:  # until the pack's readers judge every value shape (issue 26, helper b)
+        [error] = document["errors"]
+        assert (document["status"], error["kind"]) == ("failed", "internal")
+        assert error["message"].startswith(f"{INTERNAL}TypeError at nodepools/inventory/karpenter.py:")
+        assert f"nodepools plan: {error['message']}\n" in err
+
+
+def test_an_exception_inside_nodepools_is_one_line_exit_2_and_a_failed_report(tmp_path, capsys, monkeypatch):
+    def broken(_run):
+        raise TypeError("unhashable type: 'list'")
+
+    monkeypatch.setattr(training, "training_report", broken)
+    report = tmp_path / "plan.json"
+    code = main(["plan", "--project-dir", str(app(tmp_path, "import pulumi\n")), "--stack", "dev", "--no-policy",
+                 "--json-file", str(report)])
+    err = capsys.readouterr().err
+    document = json.loads(report.read_text())
+    assert (code, document["status"], document["exit_code"]) == (2, "failed", 2)
+    [error] = document["errors"]
+    assert (error["kind"], error["file"], error["line"]) == ("internal", None, None)
+    # The innermost nodepools line: the plan's call into the function that raised.
+    assert error["message"].startswith(f"{INTERNAL}TypeError at nodepools/plan/cli.py:")
+    assert error["message"].endswith(": unhashable type: 'list'")
+    assert "Traceback" not in err
+
+
+def test_pack_new_on_an_unwritable_place_is_a_message_and_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["pack", "new", str(blocker / "pack")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nodepools pack new: ") and "Traceback" not in err
