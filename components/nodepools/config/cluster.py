@@ -100,6 +100,9 @@ class EksClusterConfig(_Cluster):
     kms_key_arn: str | None = None
     cluster_role_arn: str | None = None
     node_role_arn: str | None = None
+    # Mode create: the IAM role or user given cluster admin through an access entry (the
+    # cluster's creator gets none: docs/design.md section 10).
+    admin_principal_arn: str | None = None
     log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
         default_factory=lambda: ["api", "audit", "authenticator"])
     # Attach mode: the security group EKS created with the cluster (nodes need it: our
@@ -113,7 +116,7 @@ class EksClusterConfig(_Cluster):
 
     CREATE_ONLY: ClassVar[tuple[str, ...]] = (
         "vpc_id", "endpoint_public_access", "public_access_cidrs", "kms_key_arn", "cluster_role_arn", "log_types",
-        "deletion_protection")
+        "deletion_protection", "admin_principal_arn")
 
     @model_validator(mode="after")
     def _check(self) -> "EksClusterConfig":
@@ -126,7 +129,11 @@ class EksClusterConfig(_Cluster):
                 problems.add(("subnet_ids", i), f"{subnet!r} is not a subnet id (subnet-<8 or 17 hex>)", subnet)
         if self.vpc_id is not None and not _VPC.match(self.vpc_id):
             problems.add("vpc_id", f"{self.vpc_id!r} is not a VPC id (vpc-<8 or 17 hex>)", self.vpc_id)
-        for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn"):
+        if self.mode == "create" and self.admin_principal_arn is None:
+            problems.add("admin_principal_arn", "admin_principal_arn is required to create a cluster: the IAM role "
+                         "(or user) given cluster admin through an access entry, e.g. the role that runs pulumi up "
+                         "(arn:aws:iam::<account>:role/<name>); the cluster's creator gets no admin of its own", None)
+        for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn", "admin_principal_arn"):
             value = getattr(self, field)
             if value is not None and not _ARN.match(value):
                 problems.add(field, f"{field} {value!r} is not an ARN (arn:aws:...)", value)
