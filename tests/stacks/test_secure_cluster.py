@@ -83,3 +83,55 @@ def test_creating_a_cluster_needs_a_named_admin_and_attaching_takes_none(stack_c
     _, error = run_stack(config)
     assert error.lines == ["nodepools:cluster.admin_principal_arn: admin_principal_arn is for mode 'create' only: "
                            "an attached cluster is not managed by this stack"]
+
+
+GKE_KEY = "projects/nodepools-dev-4821/locations/us-central1/keyRings/nodepools/cryptoKeys/gke-secrets"
+
+
+def test_a_created_gke_cluster_encrypts_secrets_with_its_key(stack_config, run_stack):
+    run, error = run_stack(stack_config("gcp-dev"))
+    assert error is None, error
+    (cluster,) = run.of_type("gcp:container/cluster:Cluster")
+    assert cluster.inputs["databaseEncryption"] == {"state": "ENCRYPTED", "keyName": GKE_KEY}
+
+
+GKE_REFUSED = {
+    "no key": ({"database_encryption_key": None}, [
+        "nodepools:cluster.database_encryption_key: database_encryption_key is required to create a cluster: the "
+        "Cloud KMS key (projects/<p>/locations/<cluster region>/keyRings/<r>/cryptoKeys/<k>) that encrypts "
+        "Kubernetes secrets, with roles/cloudkms.cryptoKeyEncrypterDecrypter for the GKE service agent; or set "
+        "secrets_encryption: false to opt out"]),
+    "key elsewhere": ({"database_encryption_key": GKE_KEY.replace("us-central1", "europe-west4")}, [
+        "nodepools:cluster.database_encryption_key: the key lives in 'europe-west4'; GKE needs it in the cluster's "
+        "region 'us-central1'"]),
+    "not a key": ({"database_encryption_key": "gke-secrets"}, [
+        "nodepools:cluster.database_encryption_key: 'gke-secrets' is not a Cloud KMS key name (projects/<p>/"
+        "locations/<l>/keyRings/<r>/cryptoKeys/<k>)"]),
+    "opted out with a key": ({"secrets_encryption": False}, [
+        "nodepools:cluster.secrets_encryption: secrets_encryption: false leaves database_encryption_key unused: "
+        "drop one of them"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GKE_REFUSED))
+def test_gke_secrets_encryption_needs_a_key_in_the_region_or_an_explicit_opt_out(stack_config, run_stack, case):
+    edits, lines = GKE_REFUSED[case]
+    config = stack_config("gcp-dev")
+    for key, value in edits.items():
+        if value is None:
+            del config["nodepools:cluster"][key]
+        else:
+            config["nodepools:cluster"][key] = value
+    _, error = run_stack(config)
+    assert isinstance(error, StackConfigError), error
+    assert error.lines == lines
+
+
+def test_the_opt_out_is_explicit_and_registers_no_encryption(stack_config, run_stack):
+    config = stack_config("gcp-dev")
+    del config["nodepools:cluster"]["database_encryption_key"]
+    config["nodepools:cluster"]["secrets_encryption"] = False
+    run, error = run_stack(config)
+    assert error is None, error
+    (cluster,) = run.of_type("gcp:container/cluster:Cluster")
+    assert "databaseEncryption" not in cluster.inputs

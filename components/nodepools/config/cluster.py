@@ -17,7 +17,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from nodepools.clouds.gcp import PROJECT_ID
+from nodepools.clouds.gcp import PROJECT_ID, region_of
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
@@ -31,6 +31,7 @@ _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SG = re.compile(r"^sg-[0-9a-f]{8,17}$")
 _CIDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")
 _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
+_KMS_KEY = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+")
 
 Mode = Literal["create", "attach"]
 DEFAULT_KUBERNETES_VERSION = "1.33"
@@ -182,6 +183,9 @@ class GkeClusterConfig(_Cluster):
     enable_private_endpoint: bool = True
     master_authorized_cidrs: list[str] = Field(default_factory=list)
     release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    # Application-layer secrets encryption (CIS GKE 5.3.1): on unless turned off explicitly,
+    # and then with the Cloud KMS key that encrypts Kubernetes secrets (docs/design.md section 10).
+    secrets_encryption: bool = True
     database_encryption_key: str | None = None
     # GCP labels on the cluster and every node VM and disk.
     resource_labels: dict[str, str] = Field(default_factory=dict)
@@ -189,7 +193,7 @@ class GkeClusterConfig(_Cluster):
     CREATE_ONLY: ClassVar[tuple[str, ...]] = (
         "network", "subnetwork", "pods_range_name", "services_range_name", "master_ipv4_cidr_block",
         "enable_private_endpoint", "master_authorized_cidrs", "release_channel", "database_encryption_key",
-        "deletion_protection")
+        "deletion_protection", "secrets_encryption")
     CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ("network", "subnetwork", "pods_range_name", "services_range_name")
 
     @model_validator(mode="after")
@@ -201,10 +205,32 @@ class GkeClusterConfig(_Cluster):
                          "digits or '-', starting with a letter)", self.project)
         _check_cidrs(problems, "master_authorized_cidrs", self.master_authorized_cidrs)
         _check_cidrs(problems, "master_ipv4_cidr_block", [self.master_ipv4_cidr_block], single=True)
+        self._secrets_encryption(problems)
         if self.zones and not all(z.startswith(self.location) for z in self.zones):
             problems.add("zones", f"zones {self.zones} must lie in location {self.location!r}", self.zones)
         problems.raise_if_any("GkeClusterConfig")
         return self
+
+    def _secrets_encryption(self, problems: Problems) -> None:
+        if self.mode != "create":
+            return
+        key = self.database_encryption_key
+        if self.secrets_encryption and key is None:
+            problems.add("database_encryption_key", "database_encryption_key is required to create a cluster: the "
+                         "Cloud KMS key (projects/<p>/locations/<cluster region>/keyRings/<r>/cryptoKeys/<k>) that "
+                         "encrypts Kubernetes secrets, with roles/cloudkms.cryptoKeyEncrypterDecrypter for the GKE "
+                         "service agent; or set secrets_encryption: false to opt out", None)
+        elif not self.secrets_encryption and key is not None:
+            problems.add("secrets_encryption", "secrets_encryption: false leaves database_encryption_key unused: "
+                         "drop one of them", self.secrets_encryption)
+        elif key is not None:
+            match = _KMS_KEY.fullmatch(key)
+            if match is None:
+                problems.add("database_encryption_key", f"{key!r} is not a Cloud KMS key name (projects/<p>/"
+                             "locations/<l>/keyRings/<r>/cryptoKeys/<k>)", key)
+            elif match["location"] != region_of(self.location):
+                problems.add("database_encryption_key", f"the key lives in {match['location']!r}; GKE needs it "
+                             f"in the cluster's region {region_of(self.location)!r}", key)
 
 
 def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> None:

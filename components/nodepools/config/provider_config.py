@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from nodepools.backends.gcp.context import is_zone, region_of
+from nodepools.clouds.gcp import is_zone, region_of
 from nodepools.config.cluster import EksClusterConfig, GkeClusterConfig
 from nodepools.vocabulary import Cloud
 

@@ -14,11 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
-from nodepools.clouds.gcp import PROJECT_ID
+from nodepools.clouds.gcp import PROJECT_ID, is_zone, region_of
 from nodepools.spec.errors import Problems
 
 _REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
 _GCP_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 _GCP_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
@@ -26,19 +25,9 @@ _ROLE = re.compile(r"^(roles/|projects/[a-z][a-z0-9-]+/roles/|organizations/[0-9
 RESERVED_RESOURCE_LABELS = (v.GCP_RESOURCE_LABEL_POOL, v.GCP_RESOURCE_LABEL_POOL_CLASS)
 
 
-def region_of(location: str) -> str:
-    """``us-central1-a`` -> ``us-central1``; a region is its own region."""
-    match = _ZONE.match(location)
-    return match.group(1) if match else location
-
-
-def is_zone(location: str) -> bool:
-    return bool(_ZONE.match(location))
-
-
 def zone_error(zone: str, region: str) -> str | None:
     """None when ``zone`` is a zone of ``region``, else why not."""
-    if not _ZONE.match(zone):
+    if not is_zone(zone):
         return f"{zone!r} is not a zone name (expected <region>-<letter>, e.g. {region}-a)"
     if region_of(zone) != region:
         return f"zone {zone!r} is not in the cluster's region {region} (allowed: {region}-<letter>)"
@@ -72,7 +61,7 @@ class GkeContext(BaseModel):
         if not PROJECT_ID.match(self.project):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
-        if not (_REGION.match(self.location) or _ZONE.match(self.location)):
+        if not (_REGION.match(self.location) or is_zone(self.location)):
             problems.add("location", f"location {self.location!r} is neither a GCP region (e.g. us-central1) "
                          "nor a zone (e.g. us-central1-a)", self.location)
         else:
