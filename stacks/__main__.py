@@ -14,7 +14,8 @@ its structured config (``nodepools:cluster``, ``nodepools:layout``,
 3. builds the platform (pools + guardrails) on that same target, running no rule again;
 4. exports the cluster, the layout verdict, and per pool its class, taints,
    labels and workload contract, for app stacks to read via StackReference;
-   and where the throttling alerts are evaluated (``alerts``).
+   and where the throttling alerts are evaluated (``alerts``). An export built from a
+   config key marked secret is a secret (``nodepools.config.outputs.exported``).
 
 No provider data source is read, so every stack previews without credentials
 (``nodepools plan --stack <env>`` runs this file under Pulumi's mock engine).
@@ -25,7 +26,7 @@ from nodepools.config.eks import eks_cluster, planned_eks_target
 from nodepools.config.gke import gke_cluster, planned_gke_target
 from nodepools.components.platform import Platform
 from nodepools.config import from_pulumi
-from nodepools.config.outputs import pools_outputs
+from nodepools.config.outputs import exported, pools_outputs
 from nodepools.config.stack_config import check_on_target
 from nodepools.vocabulary import Cloud
 
@@ -41,11 +42,12 @@ else:
 
 verdict = config.verdict
 if verdict.warning:
-    pulumi.log.warn(verdict.warning)
+    pulumi.log.warn(config.redact(verdict.warning))
 
 platform = Platform(config.cluster.name, connection.target, validated, connection.provider)
 
-pulumi.export("cluster", connection.outputs)
-pulumi.export("layout", verdict.as_dict())
-pulumi.export("pools", pools_outputs(platform.pools))
-pulumi.export("alerts", platform.guardrails.plan.alerts_where)
+secret = config.secret_keys
+pulumi.export("cluster", exported("cluster", connection.outputs, secret))
+pulumi.export("layout", exported("layout", verdict.as_dict(), secret))
+pulumi.export("pools", exported("pools", pools_outputs(platform.pools), secret))
+pulumi.export("alerts", exported("alerts", platform.guardrails.plan.alerts_where, secret))

@@ -38,13 +38,18 @@ class Constructed:
 
 def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bool = True,
               program: Optional[Callable[[], dict[str, Any]]] = None,
-              providers: Optional[Callable[[], dict[str, pulumi.ProviderResource]]] = None) -> Constructed:
+              providers: Optional[Callable[[], dict[str, pulumi.ProviderResource]]] = None,
+              received: Optional[Callable[[dict[str, Any]], None]] = None) -> Constructed:
     """Construct ``nodepools:index:<component>`` from ``wire`` (the program's inputs
     without the Kubernetes provider, which is added as a reference to ``k8s``).
     ``program`` runs first, as the rest of the consuming program, and returns more
     inputs (e.g. other resources' outputs): they travel with their dependencies
     (``inputDependencies``; unknown during a preview), as an SDK sends them.
-    ``providers`` makes the program's providers, passed as the ``providers`` option."""
+    ``providers`` makes the program's providers, passed as the ``providers`` option. ``received``
+    edits the inputs as the provider's host deserialised them: an engine that supports output
+    values sends each nested output in its place (the mock monitor does not: an SDK then sends
+    the whole top-level input as one output), so ``received`` puts it there. ``program``
+    may return its own ``kubernetesProvider`` (anything a caller might send in its place)."""
     provider = NodepoolsProvider()
     out: dict[str, Any] = {}
 
@@ -58,6 +63,8 @@ def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bo
             request = proto.ConstructRequest(type=f"nodepools:index:{component}", name=name, inputs=struct,
                                              dryRun=preview, inputDependencies=dependencies, providers=refs)
             inputs = await ProviderServicer._construct_inputs(request.inputs, request.inputDependencies)
+            if received is not None:
+                received(inputs)
             result = provider.construct(request.name, request.type, inputs,
                                         ProviderServicer._construct_options(request))
             response = await ProviderServicer._construct_response(None, result)  # type: ignore[arg-type]
@@ -69,7 +76,7 @@ def construct(component: str, wire: dict[str, Any], name: str = "p", preview: bo
     def consumer() -> None:
         extra = program() if program is not None else {}
         k8s_provider = k8s.Provider("k8s", kubeconfig=KUBECONFIG)
-        asyncio.ensure_future(send({**wire, **extra, "kubernetesProvider": k8s_provider},
+        asyncio.ensure_future(send({**wire, "kubernetesProvider": k8s_provider, **extra},
                                    providers() if providers is not None else {}))
 
     run, error = run_program_capture(consumer, preview=preview)

@@ -168,5 +168,22 @@ def test_a_secret_value_never_appears_in_a_message(stub):
     fx = golden().edit("finetune", lambda p: p["spec"]["template"]["metadata"]["annotations"].update(
         {"nodepools.io/checkpoint-interval": {SIG_KEY: SECRET_SIG, "value": "every-epoch"}}))
     messages = [d.message for d in stub.AnalyzeStack(stack_request(list(fx.items))).diagnostics]
-    assert [m for m in messages if "is not a duration" in m] == [m for m in messages if "'[secret]' is not a" in m]
+    assert [m for m in messages if "is not a duration" in m] == [m for m in messages if "a secret value is not a" in m]
     assert messages and not [m for m in messages if "every-epoch" in m]
+
+
+def test_a_secret_pack_config_value_is_used_and_never_quoted(stub):
+    """Pack config reaches Configure as the engine marshals it: a secret is a signed object.
+    (issue 26: the pack quoted ``'hunter2-...' is not a positive duration``.)"""
+    configure(stub, properties={"spot-checkpointing": {"spotCheckpointMax": {SIG_KEY: SECRET_SIG,
+                                                                            "value": "hunter2-token"}}})
+    error = refused(stub.AnalyzeStack, stack_request(list(golden().items)))
+    assert error.details() == ("policy 'spot-checkpointing' config: spotCheckpointMax: a secret value is not a "
+                               "positive duration like 30m, 1h or 90s")
+    # A secret that parses is the policy's setting, as a plain one would be.
+    configure(stub, properties={"spot-checkpointing": {"spotCheckpointMax": {SIG_KEY: SECRET_SIG, "value": "1m"}}})
+    fx = golden().edit("finetune", lambda p: p["spec"]["template"]["metadata"]["annotations"].update(
+        {"nodepools.io/checkpoint-interval": "5m"}))
+    messages = [d.message for d in stub.AnalyzeStack(stack_request(list(fx.items))).diagnostics
+                if d.policyName == "spot-checkpointing"]
+    assert len(messages) == 1 and "5m" in messages[0]

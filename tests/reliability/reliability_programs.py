@@ -75,10 +75,10 @@ def eks_program(**overrides: dict[str, Any]) -> Callable[[], None]:
     return platform_program(eks_target, aws_pools(**overrides), region="us-west-2")
 
 
-def eks_karpenter_program() -> Callable[[], None]:
+def eks_karpenter_program(target: Callable[[], Any] | None = None) -> Callable[[], None]:
     """The EKS platform with its batch and GPU pools built by Karpenter (the system pool stays managed)."""
     karpenter = {"provisioner": "karpenter"}
-    return platform_program(eks_target, aws_pools(jobs=karpenter, infer=karpenter, train=karpenter),
+    return platform_program(target or eks_target, aws_pools(jobs=karpenter, infer=karpenter, train=karpenter),
                             region="us-west-2")
 
 

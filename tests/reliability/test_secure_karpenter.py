@@ -71,3 +71,24 @@ def test_controller_policy_never_grants_unscoped_writes(karpenter_up):
         assert s["Effect"] == "Allow"
     assert not any(a.startswith("iam:") and a not in ("iam:PassRole", "iam:GetInstanceProfile")
                    for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"]))
+
+
+ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+
+
+def role_policies(run, role_urn_part):
+    return sorted(wire(a)["policyArn"] for a in run.of_type(ATTACHMENT) if role_urn_part in a.name)
+
+
+@pytest.mark.parametrize("attach_cni", [True, False], ids=["cni-on-nodes", "cni-through-irsa"])
+def test_karpenter_nodes_get_exactly_the_managed_node_groups_policies(attach_cni):
+    """One set of node policies on every EKS node path (issue 26): no SSM core on Karpenter nodes
+    only (least privilege: neither path gets it), the CNI policy where the managed groups get it."""
+    run = run_program(eks_karpenter_program(target=lambda: eks_target(attach_cni_policy=attach_cni)), preview=False)
+    managed = {a.name.rsplit("-node-", 1)[0] for a in run.of_type(ATTACHMENT) if "-karpenter-" not in a.name}
+    expected = ["arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+                "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy"] + (
+        ["arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"] if attach_cni else [])
+    assert managed == {"p-web"}  # the system pool stays a managed node group
+    assert role_policies(run, "p-web-node-") == expected
+    assert role_policies(run, "-karpenter-node-") == expected

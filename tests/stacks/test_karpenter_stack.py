@@ -128,8 +128,7 @@ def test_node_role_profile_and_access_entry(up):
         {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}}]
     assert sorted(r.inputs["policyArn"].rsplit("/", 1)[1] for r in up.of_type(
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment") if r.name.startswith(f"{PREFIX}-node-")) == [
-        "AmazonEC2ContainerRegistryPullOnly", "AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy",
-        "AmazonSSMManagedInstanceCore"]
+        "AmazonEC2ContainerRegistryPullOnly", "AmazonEKSWorkerNodePolicy"]  # the CNI has its own role (IRSA)
     assert named(up, "aws:iam/instanceProfile:InstanceProfile", f"{PREFIX}-node").inputs["role"] == f"{PREFIX}-node-id"
     entry = named(up, "aws:eks/accessEntry:AccessEntry", f"{PREFIX}-node").inputs
     assert (entry["type"], entry["clusterName"], entry["principalArn"]) == (

@@ -35,7 +35,7 @@ def test_aws_dev_creates_a_private_encrypted_cluster_with_irsa(runs):
                                            "endpointPrivateAccess": True, "endpointPublicAccess": False}
     assert cluster.inputs["encryptionConfig"]["resources"] == ["secrets"]
     assert cluster.inputs["accessConfig"] == {"authenticationMode": "API",
-                                              "bootstrapClusterCreatorAdminPermissions": True}
+                                              "bootstrapClusterCreatorAdminPermissions": False}
     assert (cluster.inputs["version"], cluster.inputs["deletionProtection"]) == ("1.33", False)
     assert run.named("np-aws-dev-secrets").inputs["enableKeyRotation"] is True
     assert run.named("np-aws-dev-oidc").inputs["clientIdLists"] == ["sts.amazonaws.com"]

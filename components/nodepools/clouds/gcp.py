@@ -29,6 +29,17 @@ GPU_MODEL_OF_ACCELERATOR: dict[str, GpuModel] = {
 }
 
 PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]\Z")
+_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
+
+
+def region_of(location: str) -> str:
+    """``us-central1-a`` -> ``us-central1``; a region is its own region."""
+    match = _ZONE.match(location)
+    return match.group(1) if match else location
+
+
+def is_zone(location: str) -> bool:
+    return bool(_ZONE.match(location))
 
 
 def accelerator_type(model: GpuModel, machine_type: str) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from nodepools.components.providers import require_kubernetes_provider
 from nodepools.components.validated import ValidatedPlatform
 from nodepools.guardrails.addons import HelmRelease
 from nodepools.guardrails.checks import AlarmRegistrar, addon_problems, alarm_problems, guardrail_problems
@@ -47,6 +48,7 @@ class Guardrails(pulumi.ComponentResource):
                  opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None,
                  register_alarms: AlarmRegistrar | None = None,
                  installed_crds: Sequence[pulumi.Resource] = ()) -> None:
+        require_kubernetes_provider(k8s_provider, "k8s_provider", "Guardrails")
         if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
             problems = Problems()
             addon_problems(Cloud(cloud), pools, region, problems, spec=spec)

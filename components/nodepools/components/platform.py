@@ -16,6 +16,7 @@ from nodepools.components.guardrails import Guardrails
 from nodepools.components.karpenter import Karpenter
 from nodepools.components.platform_args import GuardrailsSpec, PlatformArgs
 from nodepools.components.pools import NodePool
+from nodepools.components.providers import require_kubernetes_provider
 from nodepools.components.validated import ValidatedPlatform, installs_autoscaler, validate_platform
 from nodepools.guardrails import autoscaler
 from nodepools.spec.cluster import ClusterPools
@@ -43,6 +44,7 @@ class Platform(pulumi.ComponentResource):
     def __init__(self, resource_name: str, cluster: ClusterTarget,
                  args: PlatformArgs | ValidatedPlatform | Mapping[str, Any], k8s_provider: k8s.Provider,
                  opts: pulumi.ResourceOptions | None = None) -> None:
+        require_kubernetes_provider(k8s_provider, "k8s_provider", "Platform")
         if isinstance(args, ValidatedPlatform) and args.covers(cluster):
             validated = args  # checked on this very target (Platform.validate, the stack's planned target)
         else:

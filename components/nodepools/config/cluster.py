@@ -19,7 +19,7 @@ from typing import ClassVar, Literal
 from pydantic import Field, model_validator
 
 from nodepools.backends.aws.translate import POOL_TAG_KEYS
-from nodepools.clouds.gcp import PROJECT_ID
+from nodepools.clouds.gcp import PROJECT_ID, region_of
 from nodepools.clouds.regions import aws_region_error, aws_tag_problems
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
@@ -37,6 +37,7 @@ _CIDR = re.compile(r"\d{1,3}(\.\d{1,3}){3}/\d{1,2}\Z")
 # provider, container_cluster private_cluster_config.master_ipv4_cidr_block: "must be a /28 subnet").
 GKE_MASTER_PREFIX = 28
 _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
+_KMS_KEY = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+")
 
 Mode = Literal["create", "attach"]
 DEFAULT_KUBERNETES_VERSION = "1.33"
@@ -106,6 +107,9 @@ class EksClusterConfig(_Cluster):
     kms_key_arn: str | None = None
     cluster_role_arn: str | None = None
     node_role_arn: str | None = None
+    # Mode create: the IAM role or user given cluster admin through an access entry (the
+    # cluster's creator gets none: docs/design.md section 10).
+    admin_principal_arn: str | None = None
     log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
         default_factory=lambda: ["api", "audit", "authenticator"])
     # Attach mode: the security group EKS created with the cluster (nodes need it: our
@@ -119,7 +123,7 @@ class EksClusterConfig(_Cluster):
 
     CREATE_ONLY: ClassVar[tuple[str, ...]] = (
         "vpc_id", "endpoint_public_access", "public_access_cidrs", "kms_key_arn", "cluster_role_arn", "log_types",
-        "deletion_protection")
+        "deletion_protection", "admin_principal_arn")
 
     @model_validator(mode="after")
     def _check(self) -> "EksClusterConfig":
@@ -135,7 +139,11 @@ class EksClusterConfig(_Cluster):
             problems.add("tags" if key is None else ("tags", key), message, self.tags if key is None else key)
         if self.vpc_id is not None and not _VPC.match(self.vpc_id):
             problems.add("vpc_id", f"{self.vpc_id!r} is not a VPC id (vpc-<8 or 17 hex>)", self.vpc_id)
-        for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn"):
+        if self.mode == "create" and self.admin_principal_arn is None:
+            problems.add("admin_principal_arn", "admin_principal_arn is required to create a cluster: the IAM role "
+                         "(or user) given cluster admin through an access entry, e.g. the role that runs pulumi up "
+                         "(arn:aws:iam::<account>:role/<name>); the cluster's creator gets no admin of its own", None)
+        for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn", "admin_principal_arn"):
             value = getattr(self, field)
             if value is not None and not _ARN.match(value):
                 problems.add(field, f"{field} {value!r} is not an ARN (arn:aws:...)", value)
@@ -184,6 +192,9 @@ class GkeClusterConfig(_Cluster):
     enable_private_endpoint: bool = True
     master_authorized_cidrs: list[str] = Field(default_factory=list)
     release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    # Application-layer secrets encryption (CIS GKE 5.3.1): on unless turned off explicitly,
+    # and then with the Cloud KMS key that encrypts Kubernetes secrets (docs/design.md section 10).
+    secrets_encryption: bool = True
     database_encryption_key: str | None = None
     # GCP labels on the cluster and every node VM and disk.
     resource_labels: dict[str, str] = Field(default_factory=dict)
@@ -191,7 +202,7 @@ class GkeClusterConfig(_Cluster):
     CREATE_ONLY: ClassVar[tuple[str, ...]] = (
         "network", "subnetwork", "pods_range_name", "services_range_name", "master_ipv4_cidr_block",
         "enable_private_endpoint", "master_authorized_cidrs", "release_channel", "database_encryption_key",
-        "deletion_protection")
+        "deletion_protection", "secrets_encryption")
     CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ("network", "subnetwork", "pods_range_name", "services_range_name")
 
     @model_validator(mode="after")
@@ -207,10 +218,32 @@ class GkeClusterConfig(_Cluster):
             problems.add("master_ipv4_cidr_block", f"master_ipv4_cidr_block {self.master_ipv4_cidr_block!r} must be "
                          f"a /{GKE_MASTER_PREFIX}: GKE's private control-plane range is exactly 16 addresses",
                          self.master_ipv4_cidr_block)
+        self._secrets_encryption(problems)
         if self.zones and not all(z.startswith(self.location) for z in self.zones):
             problems.add("zones", f"zones {self.zones} must lie in location {self.location!r}", self.zones)
         problems.raise_if_any("GkeClusterConfig")
         return self
+
+    def _secrets_encryption(self, problems: Problems) -> None:
+        if self.mode != "create":
+            return
+        key = self.database_encryption_key
+        if self.secrets_encryption and key is None:
+            problems.add("database_encryption_key", "database_encryption_key is required to create a cluster: the "
+                         "Cloud KMS key (projects/<p>/locations/<cluster region>/keyRings/<r>/cryptoKeys/<k>) that "
+                         "encrypts Kubernetes secrets, with roles/cloudkms.cryptoKeyEncrypterDecrypter for the GKE "
+                         "service agent; or set secrets_encryption: false to opt out", None)
+        elif not self.secrets_encryption and key is not None:
+            problems.add("secrets_encryption", "secrets_encryption: false leaves database_encryption_key unused: "
+                         "drop one of them", self.secrets_encryption)
+        elif key is not None:
+            match = _KMS_KEY.fullmatch(key)
+            if match is None:
+                problems.add("database_encryption_key", f"{key!r} is not a Cloud KMS key name (projects/<p>/"
+                             "locations/<l>/keyRings/<r>/cryptoKeys/<k>)", key)
+            elif match["location"] != region_of(self.location):
+                problems.add("database_encryption_key", f"the key lives in {match['location']!r}; GKE needs it "
+                             f"in the cluster's region {region_of(self.location)!r}", key)
 
 
 def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> bool:

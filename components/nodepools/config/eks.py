@@ -3,8 +3,10 @@
 Created clusters are private by default (private endpoint access on, public
 access off unless config opens it to named CIDRs), encrypt Kubernetes secrets
 with a KMS key (rotated; or the key config names), authenticate through EKS
-access entries, and get an IAM OIDC provider so service accounts can assume
-roles (IRSA; the cluster-autoscaler's role needs it). No data source is read:
+access entries (cluster admin for the named ``admin_principal_arn`` only: the
+creator is given none), and get an IAM OIDC provider so service accounts can
+assume roles (IRSA: the cluster-autoscaler's role, and the VPC CNI's, which takes
+AmazonEKS_CNI_Policy off the node roles; docs/design.md section 10). No data source is read:
 subnets, roles and keys come from config or are created here, so a preview
 needs no credentials.
 """
@@ -16,13 +18,21 @@ from typing import Any, Callable
 import pulumi
 import pulumi_aws as aws
 
-from nodepools.backends.aws import EksCluster
+from nodepools.backends.aws import EksCluster, iam
 from nodepools.backends.aws.kubeconfig import kubeconfig, partition_of
 from nodepools.config.cluster import EksClusterConfig
 from nodepools.config.connection import ClusterConnection, PlannedTarget, kubernetes_provider
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 STS_AUDIENCE = "sts.amazonaws.com"
+# docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html (read 2026-12-02).
+ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
+# docs.aws.amazon.com/eks/latest/userguide/cni-iam-role.html: the VPC CNI's service account.
+CNI_POLICY = "AmazonEKS_CNI_Policy"
+CNI_NAMESPACE, CNI_SERVICE_ACCOUNT = "kube-system", "aws-node"
+# A replace-forcing field of aws.eks.Cluster that matters only at creation: a cluster created
+# before it was false keeps its value rather than being replaced (docs/design.md section 10).
+BOOTSTRAP_ADMIN_PATH = "accessConfig.bootstrapClusterCreatorAdminPermissions"
 
 
 def eks_cluster(config: EksClusterConfig, opts: pulumi.ResourceOptions | None = None,
@@ -52,10 +62,13 @@ def planned_eks_target(config: EksClusterConfig) -> PlannedTarget:
 
 def eks_target(config: EksClusterConfig, cluster_name: Any, oidc_provider_arn: Any, oidc_issuer_url: Any,
                cluster_security_group_id: Any) -> EksCluster:
-    """The pools' target on the cluster named ``cluster_name`` (a name or the cluster's output)."""
+    """The pools' target on the cluster named ``cluster_name`` (a name or the cluster's output).
+    A created cluster's VPC CNI has its own IRSA role, so its node roles get no CNI policy; an
+    attached cluster's CNI is not ours to change, and may rely on the node role's."""
     return EksCluster(cluster_name, list(config.subnet_ids), node_role_arn=config.node_role_arn,
                       cluster_security_group_id=cluster_security_group_id, oidc_provider_arn=oidc_provider_arn,
-                      oidc_issuer_url=oidc_issuer_url, tags=dict(config.tags), partition=partition_of(config.region))
+                      oidc_issuer_url=oidc_issuer_url, tags=dict(config.tags), partition=partition_of(config.region),
+                      attach_cni_policy=config.mode != "create")
 
 
 def _cluster_security_group(name: str) -> Callable[[Any], str]:
@@ -107,28 +120,68 @@ def _create(config: EksClusterConfig, opts: pulumi.ResourceOptions | None,
         encryption_config=aws.eks.ClusterEncryptionConfigArgs(
             provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=key_arn), resources=["secrets"]),
         access_config=aws.eks.ClusterAccessConfigArgs(
-            authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True),
+            authentication_mode="API", bootstrap_cluster_creator_admin_permissions=False),
         enabled_cluster_log_types=list(config.log_types),
         deletion_protection=config.deletion_protection,
         tags=tags,
-        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends)),
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends,
+                                                                       ignore_changes=[BOOTSTRAP_ADMIN_PATH])),
     )
+    admin = _cluster_admin(config, cluster, opts)
     issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer if ids and ids[0].oidcs else None)
     oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", url=issuer, client_id_lists=[STS_AUDIENCE],
                                          tags=tags, opts=opts)
+    cni = _vpc_cni(config, cluster, oidc.arn, issuer, opts)
     ca_data = cluster.certificate_authority.apply(lambda ca: ca.data if ca else None)
     config_json = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
         lambda args: kubeconfig(args[0], config.region, args[1], args[2]))
-    provider = kubernetes_provider(name, opts, kubeconfig=config_json, cluster=cluster)
+    # The deployer reaches the cluster as the admin principal, once its access is granted.
+    provider = kubernetes_provider(name, pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+        depends_on=[admin])), kubeconfig=config_json, cluster=cluster)
     # EKS attaches this group to nodes only when their launch template names none;
-    # ours always names groups (to refuse public IPs), so it is passed on.
+    # ours always names groups (to refuse public IPs), so it is passed on. Every node's
+    # template reads it, so through it every node waits for the CNI's own role: nodes
+    # carry no CNI permissions of their own.
+    security_group = pulumi.Output.all(cluster.vpc_config.apply(_cluster_security_group(name)), cni.arn).apply(
+        lambda values: values[0])
     target = planned.bind(cluster_name=cluster.name, oidc_provider_arn=oidc.arn, oidc_issuer_url=issuer,
-                          cluster_security_group_id=cluster.vpc_config.apply(_cluster_security_group(name)))
+                          cluster_security_group_id=security_group)
     return ClusterConnection(target, provider, cluster, {
         "name": cluster.name, "cloud": "aws", "mode": "create", "region": config.region,
         "endpoint": cluster.endpoint, "oidcProviderArn": oidc.arn,
         "kubernetesVersion": config.kubernetes_version,
     })
+
+
+def _cluster_admin(config: EksClusterConfig, cluster: aws.eks.Cluster,
+                   opts: pulumi.ResourceOptions | None) -> pulumi.Resource:
+    """Cluster admin for ``admin_principal_arn`` alone: an access entry and the admin policy."""
+    name, principal = config.name, config.admin_principal_arn
+    entry = aws.eks.AccessEntry(f"{name}-admin", cluster_name=cluster.name, principal_arn=principal, type="STANDARD",
+                                tags=dict(config.tags) or None, opts=opts)
+    return aws.eks.AccessPolicyAssociation(
+        f"{name}-admin", cluster_name=cluster.name, principal_arn=principal,
+        policy_arn=f"arn:{partition_of(config.region)}:eks::aws:cluster-access-policy/{ADMIN_ACCESS_POLICY}",
+        access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[entry])))
+
+
+def _vpc_cni(config: EksClusterConfig, cluster: aws.eks.Cluster, oidc_arn: Any, issuer: Any,
+             opts: pulumi.ResourceOptions | None) -> aws.eks.Addon:
+    """The VPC CNI as an EKS add-on whose ``aws-node`` service account assumes its own role (IRSA)."""
+    name, tags = config.name, dict(config.tags) or None
+    trust = pulumi.Output.all(oidc_arn, issuer).apply(lambda a: iam.policy_json(iam.irsa_trust_policy(
+        *iam.require_oidc(f"{name}-vpc-cni", a[0], a[1]), CNI_NAMESPACE, CNI_SERVICE_ACCOUNT)))
+    role = aws.iam.Role(f"{name}-vpc-cni", assume_role_policy=trust, description=f"VPC CNI (aws-node) of {name}",
+                        tags=tags, opts=opts)
+    attachment = aws.iam.RolePolicyAttachment(
+        f"{name}-vpc-cni", role=role.id, policy_arn=f"arn:{partition_of(config.region)}:iam::aws:policy/{CNI_POLICY}",
+        opts=opts)
+    # OVERWRITE: EKS installed the CNI itself when it created the cluster; the add-on takes it over.
+    return aws.eks.Addon(f"{name}-vpc-cni", cluster_name=cluster.name, addon_name="vpc-cni",
+                         service_account_role_arn=role.arn, resolve_conflicts_on_create="OVERWRITE",
+                         resolve_conflicts_on_update="OVERWRITE", tags=tags,
+                         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[attachment])))
 
 
 def _attach(config: EksClusterConfig, opts: pulumi.ResourceOptions | None,

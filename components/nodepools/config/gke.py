@@ -2,8 +2,9 @@
 
 Created clusters are GKE Standard, VPC-native on the given network and secondary
 ranges, with private nodes (and by default a private endpoint), Workload
-Identity, shielded nodes, Dataplane V2, a release channel and, when config names
-a Cloud KMS key, application-layer secrets encryption. The default node pool is
+Identity, shielded nodes, Dataplane V2, a release channel and application-layer
+secrets encryption with the Cloud KMS key config names (unless config opts out
+with ``secrets_encryption: false``). The default node pool is
 removed: every pool comes from the stack's config. No data source is read.
 """
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _create(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None,
             planned: PlannedTarget) -> ClusterConnection:
     name = config.name
     extra: dict[str, Any] = {}
-    if config.database_encryption_key:
+    if config.secrets_encryption and config.database_encryption_key:
         extra["database_encryption"] = gcp.container.ClusterDatabaseEncryptionArgs(
             state="ENCRYPTED", key_name=config.database_encryption_key)
     if config.zones and not GkeContext(project=config.project, location=config.location).is_zonal:

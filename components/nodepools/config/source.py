@@ -1,8 +1,12 @@
 """Where a stack's config comes from: Pulumi's runtime config, or a ``Pulumi.<env>.yaml`` file.
 
 Pulumi hands structured values to the program as JSON strings; a key that is not
-JSON (``layout: specialized``) stays a plain string. Keys of other namespaces
-(``aws:region``) are left to their providers.
+JSON (``layout: specialized``) stays a plain string. Keys of other namespaces are
+their providers', read here only to check they agree with the cluster
+(``nodepools.config.provider_config``). Values are read through Pulumi's config API;
+a key marked secret (``pulumi config set --secret``) is remembered
+(``StackConfig.secret_keys``): the program exports what comes from it as a secret,
+and no error message quotes one of its values ("a secret value" stands in its place).
 """
 from __future__ import annotations
 
@@ -10,10 +14,13 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from pulumi.runtime.config import CONFIG, get_config_env
+import pulumi
+from pulumi.runtime.config import CONFIG, get_config_env, get_config_secret_keys_env, is_config_secret
 
 from nodepools import safe_yaml
+from nodepools.config.provider_config import provider_config_problems
 from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigError, load_stack_config
+from nodepools.spec.secrets import string_leaves
 
 
 def _parse(value: Any) -> Any:
@@ -31,10 +38,29 @@ def namespaced(flat: Mapping[str, Any], namespace: str = NAMESPACE) -> dict[str,
     return {key[len(prefix):]: _parse(value) for key, value in flat.items() if key.startswith(prefix)}
 
 
+def _setting(full_key: str) -> str | None:
+    namespace, _, key = full_key.partition(":")
+    return pulumi.Config(namespace).get(key)
+
+
 def from_pulumi() -> StackConfig:
-    """The running program's stack config (``pulumi up``/``preview``, or the offline engine)."""
-    flat = {**get_config_env(), **CONFIG.get()}
-    return load_stack_config(namespaced(flat))
+    """The running program's stack config (``pulumi up``/``preview``, or the offline engine),
+    checked against its cloud provider's config; raises ``StackConfigError``."""
+    prefix = f"{NAMESPACE}:"
+    # The API reads one key at a time; the names come from the config the engine passed.
+    names = sorted(k for k in {**get_config_env(), **CONFIG.get()} if k.startswith(prefix))
+    marked = set(get_config_secret_keys_env())
+    secret_keys = [k for k in names if is_config_secret(k) or k in marked]
+    raw = {k[len(prefix):]: _parse(_setting(k)) for k in names}
+    secrets = {text for k in secret_keys for text in string_leaves(raw[k[len(prefix):]])}
+    try:
+        config = load_stack_config(raw)
+        problems = provider_config_problems(config.cluster, _setting)
+        if problems:
+            raise StackConfigError(problems)
+    except StackConfigError as err:
+        raise err.redacted(secrets) from None
+    return config.with_secrets((k[len(prefix):] for k in secret_keys), secrets)
 
 
 def read_stack_file(path: str | Path) -> dict[str, Any]:

@@ -12,10 +12,10 @@ the config path, e.g.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import pulumi
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
 from nodepools.components.platform import PlatformArgs
@@ -27,6 +27,7 @@ from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
 from nodepools.spec.errors import Problems, dotted, message_of
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
+from nodepools.spec.secrets import redact
 from nodepools.vocabulary import Cloud
 
 NAMESPACE = "nodepools"
@@ -44,6 +45,14 @@ class StackConfigError(pulumi.RunError):
         head = f"stack config has {len(lines)} problem{'s' if len(lines) != 1 else ''} (nothing was registered):"
         super().__init__("\n  ".join([head, *lines]))
 
+    def redacted(self, secrets: Iterable[str]) -> "StackConfigError":
+        """The same error with no secret of ``secrets`` in its lines (and without the
+        ValidationError, whose inputs hold them); itself when there is none."""
+        secrets = set(secrets)
+        if not secrets:
+            return self
+        return StackConfigError([redact(line, secrets) for line in self.lines])
+
 
 class StackConfig(StrictModel):
     """One stack: its cluster, layout, pools and guardrails."""
@@ -54,6 +63,22 @@ class StackConfig(StrictModel):
     guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
     # An example stack: its ids are placeholders (tools/deployable_stacks.py leaves it out of deploys).
     example: bool = False
+    # The keys (``cluster``, ``pools``, ...) the stack's config marks secret, and their strings.
+    _secret_keys: frozenset[str] = PrivateAttr(default=frozenset())
+    _secrets: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def secret_keys(self) -> frozenset[str]:
+        return self._secret_keys
+
+    def redact(self, text: str) -> str:
+        """``text`` without the strings of the secret keys (``nodepools.spec.secrets``)."""
+        return redact(text, self._secrets) if self._secrets else text
+
+    def with_secrets(self, keys: Iterable[str], secrets: Iterable[str]) -> "StackConfig":
+        """This config, read from ``keys`` marked secret whose strings are ``secrets`` (``from_pulumi``)."""
+        self._secret_keys, self._secrets = frozenset(keys), frozenset(secrets)
+        return self
 
     @model_validator(mode="after")
     def _check(self) -> "StackConfig":

@@ -10,10 +10,12 @@ Every problem is collected and raised once, before anything registers.
 from typing import Any, Callable, Mapping, Optional
 
 import pulumi
+from pulumi.errors import InputPropertyErrorDetails
 from pydantic import ValidationError
 
 from nodepools.backends.base import ClusterTarget
 from nodepools.components.platform import Platform, PlatformArgs
+from nodepools.components.providers import kubernetes_provider_problem
 from nodepools.components.validated import ValidatedPlatform
 from nodepools.multilang.names import invalid_inputs, property_errors
 from nodepools.spec.errors import Problems
@@ -41,8 +43,11 @@ def validated(component: str, make_target: Callable[[], ClusterTarget], args: Ma
               names: frozenset[str]) -> ValidatedPlatform:
     """The cluster target and ``PlatformArgs`` of ``args``, validated together (the result's
     ``target`` and ``args``); raises ``InputPropertiesError`` naming every bad input (in the
-    schema's spelling, ``nodepools.multilang.names``)."""
-    errors = []
+    schema's spelling, ``nodepools.multilang.names``), the Kubernetes provider's type included."""
+    errors: list[InputPropertyErrorDetails] = []
+    problem = kubernetes_provider_problem(args.get("kubernetes_provider"), "kubernetesProvider")
+    if problem is not None:
+        errors.append({"property_path": "kubernetesProvider", "reason": problem})
     target: Optional[ClusterTarget] = None
     spec: Optional[PlatformArgs] = None
     result: Optional[ValidatedPlatform] = None

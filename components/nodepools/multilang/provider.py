@@ -2,7 +2,8 @@
 
 ``ComponentProvider`` (``pulumi.provider.experimental``) infers the schema from
 the components' annotations and constructs them. Two changes: unknown input
-names are refused (``nodepools.multilang.unknown``) rather than dropped; and,
+names are refused (``nodepools.multilang.unknown``) rather than dropped; outputs and
+unknowns pass only where the component takes outputs (``nodepools.multilang.deferred``); and,
 as the host wraps every exception of a component's constructor as a generic init
 error the engine prints as a traceback, input problems are re-raised as the
 ``InputPropertiesError`` they are, so the engine reports each input's path and reason.
@@ -18,13 +19,15 @@ from pulumi.provider import ConstructResult, main
 from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
-from nodepools.multilang.eks import EksPlatform
-from nodepools.multilang.gke import GkePlatform
+from nodepools.multilang.deferred import deferred_inputs, output_fields
+from nodepools.multilang.eks import EksPlatform, EksPlatformArgs
+from nodepools.multilang.gke import GkePlatform, GkePlatformArgs
 from nodepools.multilang.names import invalid_inputs
 from nodepools.multilang.unknown import unknown_inputs
 
 PACKAGE = "nodepools"
 COMPONENTS = [EksPlatform, GkePlatform]
+ARGS = {"EksPlatform": EksPlatformArgs, "GkePlatform": GkePlatformArgs}
 
 
 def package_version() -> str:
@@ -48,6 +51,10 @@ class NodepoolsProvider(ComponentProvider):
         unknown = unknown_inputs(dict(inputs), definition.inputs, self.get_type_definition)
         if unknown:
             raise invalid_inputs(component, unknown)
+        inputs, deferred = deferred_inputs(dict(inputs), definition.inputs, self.get_type_definition,
+                                           output_fields(ARGS[component], definition.inputs_mapping))
+        if deferred:
+            raise invalid_inputs(component, deferred)
         try:
             return super().construct(name, resource_type, inputs, options)
         except ComponentInitError as err:

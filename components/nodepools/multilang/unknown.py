@@ -34,7 +34,7 @@ def unknown_inputs(inputs: Any, properties: dict[str, PropertyDefinition], type_
 def _nested(value: Any, prop: PropertyDefinition, type_of: TypeOf,
             loc: tuple[Any, ...]) -> list[InputPropertyErrorDetails]:
     if prop.ref:
-        typ = _object_type(prop, type_of)
+        typ = object_type(prop, type_of)
         return unknown_inputs(value, typ.properties, type_of, loc) if typ else []
     if prop.items is not None and isinstance(value, list):
         return [e for i, item in enumerate(value) for e in _nested(item, prop.items, type_of, loc + (i,))]
@@ -43,7 +43,8 @@ def _nested(value: Any, prop: PropertyDefinition, type_of: TypeOf,
     return []
 
 
-def _object_type(prop: PropertyDefinition, type_of: TypeOf) -> Optional[TypeDefinition]:
+def object_type(prop: PropertyDefinition, type_of: TypeOf) -> Optional[TypeDefinition]:
+    """The object type ``prop`` refers to (None for enums, Any and other packages' types)."""
     # References outside the package (the Kubernetes provider) and Any have no definition here.
     if prop.ref is None or prop.ref.startswith("/") or ":" not in prop.ref:
         return None

@@ -31,7 +31,7 @@ import threading
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import pulumi
 import yaml
@@ -232,15 +232,18 @@ def run_program(
     stack: str = "dev",
     config: Mapping[str, Any] | None = None,
     preview: bool = True,
+    secret_keys: Iterable[str] = (),
 ) -> Run:
     """Run ``program`` as the engine would and return what it registered.
 
     ``config`` maps ``namespace:key`` (or bare ``key``, namespaced to ``project``)
-    to a value; structured values are passed as JSON, as the CLI does. An
+    to a value; structured values are passed as JSON, as the CLI does; the keys of
+    ``secret_keys`` are marked secret, as ``pulumi config set --secret`` marks them. An
     exception raised by the program is re-raised here; ``Run`` is then lost, so
     use :func:`run_program_capture` to assert that nothing was registered.
     """
-    run, error = run_program_capture(program, project=project, stack=stack, config=config, preview=preview)
+    run, error = run_program_capture(program, project=project, stack=stack, config=config, preview=preview,
+                                     secret_keys=secret_keys)
     if error is not None:
         raise error
     return run
@@ -253,8 +256,10 @@ def run_program_capture(
     stack: str = "dev",
     config: Mapping[str, Any] | None = None,
     preview: bool = True,
+    secret_keys: Iterable[str] = (),
 ) -> tuple[Run, BaseException | None]:
     """Like :func:`run_program` but returns ``(run, error)`` instead of raising."""
+    secret = [key if ":" in key else f"{project}:{key}" for key in secret_keys]
     run = Run()
     outcome: dict[str, BaseException] = {}
     flat = {}
@@ -265,7 +270,7 @@ def run_program_capture(
     def target() -> None:
         try:
             _ensure_event_loop()
-            set_all_config(flat, [])
+            set_all_config(flat, secret)
             mocks = _OfflineMocks(run, preview)
             pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview,
                                      monitor=_RecordingMonitor(mocks, run))

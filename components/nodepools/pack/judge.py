@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from pulumi.runtime.proto import analyzer_pb2 as pb
 
 from nodepools.policies.base import EnforcementLevel, Finding, PolicySpec, Res, Severity
+from nodepools.spec.secrets import redact
 
 # pulumi_policy always answers 0.0.1; the CLI shows PulumiPolicy.yaml's version instead
 # (and puts it in each diagnostic), but the preview notices spell this one.
@@ -26,8 +27,6 @@ LEVELS = {EnforcementLevel.ADVISORY: pb.ADVISORY, EnforcementLevel.MANDATORY: pb
 LEVEL_OF_WIRE = {wire: level for level, wire in LEVELS.items()}
 SEVERITIES = {Severity.LOW: pb.POLICY_SEVERITY_LOW, Severity.MEDIUM: pb.POLICY_SEVERITY_MEDIUM,
               Severity.HIGH: pb.POLICY_SEVERITY_HIGH, Severity.CRITICAL: pb.POLICY_SEVERITY_CRITICAL}
-# Secret strings shorter than this cannot be told from ordinary words in a message.
-SECRET_MIN_LENGTH = 4
 
 
 class RequestError(Exception):
@@ -59,10 +58,12 @@ class Configured:
         return LEVELS[level]
 
 
-def configure(specs: Sequence[PolicySpec], config: Mapping[str, tuple[EnforcementLevel, Mapping[str, Any]]]
-              ) -> tuple[Configured, ...]:
+def configure(specs: Sequence[PolicySpec], config: Mapping[str, tuple[EnforcementLevel, Mapping[str, Any]]],
+              secrets: Iterable[str] = ()) -> tuple[Configured, ...]:
     """Each policy at the level and with the properties ``config`` gives it (its own
-    defaults when it is not mentioned, as ``Configure`` replaces the whole config)."""
+    defaults when it is not mentioned, as ``Configure`` replaces the whole config). A
+    config that does not parse says why without quoting a value of ``secrets`` (the
+    properties the engine sent marked secret)."""
     from pydantic import ValidationError
 
     from nodepools.policies.settings import parse_settings
@@ -74,7 +75,7 @@ def configure(specs: Sequence[PolicySpec], config: Mapping[str, tuple[Enforcemen
         try:
             out.append(Configured(spec, level, parse_settings(spec.name, spec.config, properties)))
         except ValidationError as error:
-            out.append(Configured(spec, level, None, f"{error.title}: " + "; ".join(describe(error))))
+            out.append(Configured(spec, level, None, redact(f"{error.title}: " + "; ".join(describe(error)), secrets)))
     return tuple(out)
 
 
@@ -86,19 +87,13 @@ def _running(configured: Iterable[Configured], scope: str) -> list[Configured]:
     return running
 
 
-def _check(c: Configured, subject: Any) -> list[Finding]:
+def _check(c: Configured, subject: Any, secrets: Iterable[str] = ()) -> list[Finding]:
     try:
         return list(c.spec.check(subject, c.settings))
     except Exception as error:  # a rule's fault, never the engine's: say which, without a traceback
         where = getattr(subject, "urn", "") or "the stack"
-        raise RequestError(f"policy {c.spec.name!r} failed on {where}: {type(error).__name__}: {error}",
-                           internal=True) from error
-
-
-def _redact(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted((s for s in secrets if len(s) >= SECRET_MIN_LENGTH), key=len, reverse=True):
-        text = text.replace(secret, "[secret]")
-    return text
+        raise RequestError(redact(f"policy {c.spec.name!r} failed on {where}: {type(error).__name__}: {error}",
+                                  secrets), internal=True) from error
 
 
 def diagnostics(c: Configured, findings: Iterable[Finding], pack: str, secrets: Iterable[str] = ()) -> list[Any]:
@@ -113,11 +108,11 @@ def diagnostics(c: Configured, findings: Iterable[Finding], pack: str, secrets: 
         seen.add((finding.urn, finding.message))
         out.append(pb.AnalyzeDiagnostic(
             policyName=c.spec.name, policyPackName=pack, policyPackVersion=PACK_VERSION,
-            message=f"{c.spec.description}\n{_redact(finding.message, secrets)}", urn=finding.urn,
+            message=f"{c.spec.description}\n{redact(finding.message, secrets)}", urn=finding.urn,
             description=c.spec.description, enforcementLevel=c.reported_level, severity=SEVERITIES[c.spec.severity]))
     if verdict.cannot_judge:
         notes = list(dict.fromkeys(f.message for f in verdict.cannot_judge))
-        text = _redact(f"cannot judge {len(notes)} item(s): " + "; ".join(notes), secrets)
+        text = redact(f"cannot judge {len(notes)} item(s): " + "; ".join(notes), secrets)
         out.append(pb.AnalyzeDiagnostic(
             policyName=c.spec.name, policyPackName=pack, policyPackVersion=PACK_VERSION,
             message=f"can't run policy '{c.spec.name}' from policy pack '{pack}@v{PACK_VERSION}' during preview: "
@@ -129,7 +124,7 @@ def judge_resource(configured: Iterable[Configured], res: Res, pack: str, secret
     """Every running resource policy on one resource, in registry order."""
     out = []
     for c in _running(configured, "resource"):
-        out += diagnostics(c, _check(c, res), pack, secrets)
+        out += diagnostics(c, _check(c, res, secrets), pack, secrets)
     return out
 
 
@@ -145,5 +140,5 @@ def judge_stack(configured: Iterable[Configured], resources: list[Res], pack: st
         key = (tuple(c.settings.node_label_sources), tuple(c.settings.gpu_device_classes))
         if key not in views:
             views[key] = StackView(resources, label_sources=key[0], gpu_device_classes=key[1])
-        out += diagnostics(c, views[key].explained(_check(c, views[key])), pack, secrets)
+        out += diagnostics(c, views[key].explained(_check(c, views[key], secrets)), pack, secrets)
     return out

@@ -35,7 +35,7 @@ from pulumi.runtime.proto import analyzer_pb2_grpc, plugin_pb2
 
 from nodepools.pack.judge import (LEVEL_OF_WIRE, LEVELS, PACK_VERSION, SEVERITIES, Configured, RequestError,
                                   configure, judge_resource, judge_stack)
-from nodepools.pack.wire import Decoded, WireError, analyzed_resource, stack_resources
+from nodepools.pack.wire import Decoded, WireError, analyzed_resource, properties, stack_resources
 from nodepools.policies.base import EnforcementLevel, PolicySpec
 
 NOT_IMPLEMENTED = ("{method} is not implemented by the nodepools pack (the engine then uses the "
@@ -76,6 +76,7 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
         self._specs: tuple[PolicySpec, ...] | None = None
         self._info: Any = None
         self._config: dict[str, tuple[EnforcementLevel, dict]] = {}  # as the last Configure sent it
+        self._config_secrets: frozenset[str] = frozenset()  # its strings the engine sent marked secret
         self._configured: tuple[Configured, ...] | None = None  # ``_config`` parsed, once needed
         self._warming = False
 
@@ -89,9 +90,9 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
     def configured(self) -> tuple[Configured, ...]:
         """The policies as last configured (their defaults until ``Configure``)."""
         with self._lock:
-            configured, config = self._configured, self._config
+            configured, config, secrets = self._configured, self._config, self._config_secrets
         if configured is None:
-            configured = configure(self.specs(), config)
+            configured = configure(self.specs(), config, secrets)
             with self._lock:
                 if self._config is config:
                     self._configured = configured
@@ -153,21 +154,23 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
     @_answering
     def Configure(self, request: Any, context: Any) -> Any:
         """Checked and kept; parsed into each policy's settings when a request first needs them
-        (a config that does not parse fails the requests that run the policy, as before)."""
-        from google.protobuf import json_format
-
+        (a config that does not parse fails the requests that run the policy, as before). The
+        properties are read as resources are (``nodepools.pack.wire``): a value sent marked
+        secret is used, and never quoted by a message."""
         config = {}
+        decoded = Decoded()
         for name, entry in request.policyConfig.items():
             level = LEVEL_OF_WIRE.get(entry.enforcementLevel)
             if level is None:
                 raise RequestError(f"policy {name!r}: enforcement level {entry.enforcementLevel} is not one of "
                                    + ", ".join(f"{lv.value} ({wire})" for lv, wire in LEVELS.items()))
             try:
-                config[name] = (level, json_format.MessageToDict(entry.properties))
-            except ValueError as error:
-                raise RequestError(f"policy {name!r} config: {error}") from None
+                config[name] = (level, properties(entry.properties, decoded))
+            except WireError as error:
+                raise error.where(f"policy {name!r}", "config") from None
         with self._lock:
             self._config, self._configured = config, None
+            self._config_secrets = frozenset(decoded.secrets)
         return empty_pb2.Empty()
 
     @_answering

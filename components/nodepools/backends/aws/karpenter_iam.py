@@ -16,8 +16,6 @@ from typing import Any
 
 from nodepools.backends.aws.iam import POLICY_VERSION
 
-NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryPullOnly",
-                 "AmazonSSMManagedInstanceCore")
 # EventBridge detail-types Karpenter acts on (reference template's four rules
 # plus the capacity-reservation warning it also lists).
 INTERRUPTION_EVENTS: dict[str, tuple[str, str]] = {

@@ -51,14 +51,14 @@ def register_karpenter_infra(prefix: str, *, cluster_name: pulumi.Input[str], re
                              oidc_provider_arn: pulumi.Input[str], oidc_issuer_url: pulumi.Input[str],
                              namespace: str, service_account: str, tags: dict[str, str],
                              parent: pulumi.Resource, provider: pulumi.ProviderResource | None = None,
-                             controller: bool = True) -> KarpenterInfra:
+                             controller: bool = True, attach_cni_policy: bool = True) -> KarpenterInfra:
     opts = _opts(parent, provider)
     node_role = aws.iam.Role(f"{prefix}-node", assume_role_policy=iam.policy_json(iam.node_trust_policy()),
                              description="nodes Karpenter launches", tags=tags, opts=opts)
-    # An IAM role's id is its name.
-    attachments = [aws.iam.RolePolicyAttachment(f"{prefix}-node-{name}", role=node_role.id,
-                                                policy_arn=f"arn:{partition}:iam::aws:policy/{name}", opts=opts)
-                   for name in karpenter_iam.NODE_POLICIES]
+    # An IAM role's id is its name. The managed node groups' very policies (one home,
+    # iam.node_policy_arns): a Karpenter node needs nothing a managed node does not.
+    attachments = [aws.iam.RolePolicyAttachment(f"{prefix}-node-{name}", role=node_role.id, policy_arn=arn, opts=opts)
+                   for name, arn in iam.node_policy_arns(partition, attach_cni_policy).items()]
     profile = aws.iam.InstanceProfile(f"{prefix}-node", role=node_role.id, tags=tags, opts=opts)
     access = aws.eks.AccessEntry(f"{prefix}-node", cluster_name=cluster_name, principal_arn=node_role.arn,
                                  type="EC2_LINUX", tags=tags, opts=opts)

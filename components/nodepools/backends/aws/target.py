@@ -157,7 +157,8 @@ class EksCluster:
             parent.pulumi_resource_name, cluster_name=self._context.cluster_name, region=region,
             partition=self._context.partition, oidc_provider_arn=self._oidc_provider_arn,
             oidc_issuer_url=self._oidc_issuer_url, namespace=namespace, service_account=service_account,
-            tags=dict(self._context.tags), parent=parent, provider=self._provider, controller=controller)
+            tags=dict(self._context.tags), parent=parent, provider=self._provider, controller=controller,
+            attach_cni_policy=self._context.attach_cni_policy)
 
     @staticmethod
     def karpenter_binding(k8s_provider: pulumi.ProviderResource, infra: KarpenterInfra,

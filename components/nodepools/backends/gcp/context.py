@@ -14,11 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
-from nodepools.clouds.gcp import PROJECT_ID
+from nodepools.clouds.gcp import PROJECT_ID, is_zone, region_of
 from nodepools.clouds.regions import gcp_location_error
 from nodepools.spec.errors import Problems
 
-_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
 _GCP_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}\Z")
 _GCP_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}\Z")
@@ -26,19 +25,9 @@ _ROLE = re.compile(r"^(roles/|projects/[a-z][a-z0-9-]+/roles/|organizations/[0-9
 RESERVED_RESOURCE_LABELS = (v.GCP_RESOURCE_LABEL_POOL, v.GCP_RESOURCE_LABEL_POOL_CLASS)
 
 
-def region_of(location: str) -> str:
-    """``us-central1-a`` -> ``us-central1``; a region is its own region."""
-    match = _ZONE.match(location)
-    return match.group(1) if match else location
-
-
-def is_zone(location: str) -> bool:
-    return bool(_ZONE.match(location))
-
-
 def zone_error(zone: str, region: str) -> str | None:
     """None when ``zone`` is a zone of ``region``, else why not."""
-    if not _ZONE.match(zone):
+    if not is_zone(zone):
         return f"{zone!r} is not a zone name (expected <region>-<letter>, e.g. {region}-a)"
     if region_of(zone) != region:
         return f"zone {zone!r} is not in the cluster's region {region} (allowed: {region}-<letter>)"
