@@ -54,7 +54,7 @@ def requested_classes(devices: Any) -> Any:
     for request in as_list(requests):
         names.append(dig(request, "exactly", "deviceClassName"))
         alternatives = dig(request, "firstAvailable")
-        names.extend(UNKNOWN if is_unknown(alternatives) else
+        names.extend([UNKNOWN] if is_unknown(alternatives) else
                      [dig(a, "deviceClassName") for a in as_list(alternatives)])
     if any(is_unknown(n) for n in names):
         return UNKNOWN

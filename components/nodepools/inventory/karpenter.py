@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable
 
 from nodepools import vocabulary as v
-from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, has_unknown, is_unknown, known_list, str_map
 from nodepools.clouds.topology import labelled_family
 from nodepools.spec.instances import INSTANCE_TYPES, InstanceType
 from nodepools.vocabulary import Cloud
@@ -55,9 +55,13 @@ def _instance_labels(t: InstanceType) -> dict[str, Any]:
     }
 
 
+# The requirement keys that decide which instances of the table a NodePool admits.
+_TABLE_KEYS = frozenset(_instance_labels(next(iter(INSTANCE_TYPES.values()))))
+
+
 def _admits(req: dict, labels: dict[str, Any]) -> bool:
-    key, op, values = req.get("key"), req.get("operator"), [str(x) for x in req.get("values") or []]
-    if key not in labels:
+    key, op, values = req.get("key"), req.get("operator"), [str(x) for x in as_list(req.get("values"))]
+    if not isinstance(key, str) or key not in labels:
         return True  # a key the table does not describe restricts nothing we can judge
     have = labels[key]
     if op == "In":
@@ -88,9 +92,9 @@ def _quantity(value: Any) -> float | None:
 
 def _max_nodes(limits: Any, largest: InstanceType | None) -> Any:
     """Nodes of the largest admitted instance that ``spec.limits`` allows; None when unlimited."""
-    if is_unknown(limits):
+    limits = as_dict(limits) if not is_unknown(limits) else UNKNOWN
+    if is_unknown(limits) or any(is_unknown(limits.get(k)) for k in ("cpu", "memory", v.GPU_RESOURCE)):
         return UNKNOWN
-    limits = as_dict(limits)
     if not limits:
         return None
     if largest is None:
@@ -107,7 +111,7 @@ def _topology_labels(requirements: list[dict]) -> dict[str, Any]:
     for key, as_type in (("node.kubernetes.io/instance-type", lambda t: t), ("karpenter.k8s.aws/instance-family",
                                                                              lambda f: f"{f}.any")):
         for req in requirements:
-            values = [x for x in req.get("values") or [] if isinstance(x, str)]
+            values = [x for x in as_list(req.get("values")) if isinstance(x, str)]
             if req.get("key") == key and req.get("operator") == "In" and values:
                 family = labelled_family(Cloud.AWS, [as_type(x) for x in values], False)
                 return {level: UNKNOWN for level in family.network_levels} if family else {}
@@ -137,8 +141,12 @@ def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
         # Without a capacity-type requirement Karpenter launches on-demand only.
         labels[v.LABEL_KARPENTER_CAPACITY_TYPE] = v.KARPENTER_CAPACITY_ON_DEMAND
         requirements = [as_dict(r) for r in requirements]
+        # A requirement with an unknown part may restrict any label, the capacity type or the
+        # instances: what it could decide stays unknown instead of judged as unrestricted.
+        vague = [r for r in requirements if has_unknown(r)]
+        requirements = [r for r in requirements if not has_unknown(r)]
         for req in requirements:
-            values = [x for x in req.get("values") or [] if isinstance(x, str)]
+            values = [x for x in as_list(req.get("values")) if isinstance(x, str)]
             if req.get("operator") == "In" and values and isinstance(req.get("key"), str):
                 labels[req["key"]] = values[0] if len(set(values)) == 1 else OneOf(values)
             if req.get("key") == v.LABEL_KARPENTER_CAPACITY_TYPE:
@@ -147,6 +155,14 @@ def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
                     labels[req["key"]] = UNKNOWN
         admitted = admitted_instances(requirements)
         labels.update(_topology_labels(requirements))
+        for req in vague:
+            key = req.get("key")
+            if isinstance(key, str):
+                labels[key] = UNKNOWN
+            if not isinstance(key, str) or key == v.LABEL_KARPENTER_CAPACITY_TYPE:
+                spot = UNKNOWN
+            if not isinstance(key, str) or key in _TABLE_KEYS or key in _GPU_KEYS:
+                admitted, partial = [], True
     labels.update(template_labels)
     largest = admitted[0] if admitted else None
     explicit_gpu = any(r.get("key") in _GPU_KEYS for r in requirements) or \
