@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
 	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test test-dist test-all test-parity bench bench-smoke clean refresh-upstream vendor-upstream
+.PHONY: plan test test-dist test-all test-parity fuzz bench bench-smoke clean refresh-upstream vendor-upstream
 
 # The first install takes a few minutes: say so, and let pip show what it collects and installs.
 $(STAMP): pyproject.toml
@@ -60,6 +60,14 @@ test-dist: $(STAMP)
 # which must agree field for field.
 test-parity: $(STAMP)
 	NODEPOOLS_TEST_PACK=parity $(VENV)/bin/python -m pytest tests/policy tests/reliability/test_policy_fuzz.py tests/upstream
+
+# The policy fuzzer at full size (make test runs a slice of it): the preview sentinel in every
+# position of every resource type the pack reads, then FUZZ_COUNT random inputs (seed FUZZ_SEED,
+# default today's date) through the real pack over gRPC; prints the counts (crashes, exception
+# text in diagnostics, unknowns turned into violations) and fails on any. RELIABILITY.md.
+FUZZ_COUNT ?= 100000
+fuzz: $(STAMP)
+	nice $(VENV)/bin/python tests/reliability/fuzz_run.py --count $(FUZZ_COUNT) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py

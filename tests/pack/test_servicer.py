@@ -16,7 +16,7 @@ from nodepools.offline.analyzer_wire import analyze_requests, stack_request
 from nodepools.pack.servicer import PackServicer
 from nodepools.pack.wire import SECRET_SIG, SIG_KEY
 from nodepools.policies import stack_view
-from nodepools.policies.base import EnforcementLevel, PolicySpec, Severity
+from nodepools.policies.base import EnforcementLevel, Finding, PolicySpec, Severity
 from policy_builders import GPU_Q, golden
 
 
@@ -105,25 +105,34 @@ def test_malformed_requests_get_a_message_never_a_hang(stub, served):
     assert error.code() in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT) and error.details()
 
 
-def test_a_rule_that_raises_fails_the_request_naming_the_policy():
+def test_a_rule_that_raises_costs_only_its_verdict_never_the_request_or_the_exception_text(capfd):
     def broken(res, settings):
-        raise KeyError("spec")
+        raise KeyError("hunter2-secret-value")
         yield  # pragma: no cover
 
-    spec = PolicySpec("broken-rule", "Never passes. Fix: none.", Severity.LOW, EnforcementLevel.ADVISORY,
-                      "resource", broken)
-    servicer = PackServicer(lambda: (spec,), "mine", "mine", "1.0.0")
+    def fine(res, settings):
+        yield Finding(res.urn, "Thing 'x'", "spec", "always", "nothing")
+
+    specs = (PolicySpec("broken-rule", "Never passes. Fix: none.", Severity.LOW, EnforcementLevel.MANDATORY,
+                        "resource", broken),
+             PolicySpec("fine-rule", "Always fires. Fix: none.", Severity.LOW, EnforcementLevel.ADVISORY,
+                        "resource", fine))
+    servicer = PackServicer(lambda: specs, "mine", "mine", "1.0.0")
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
     analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            error = refused(analyzer_pb2_grpc.AnalyzerStub(channel).Analyze, pb.AnalyzeRequest(type="t", urn="urn:y"))
+            reply = analyzer_pb2_grpc.AnalyzerStub(channel).Analyze(
+                pb.AnalyzeRequest(type="kubernetes:apps/v1:Deployment", urn="urn:y", name="web"), timeout=30)
     finally:
         server.stop(0)
-    assert (error.code(), error.details()) == (grpc.StatusCode.INTERNAL,
-                                               "policy 'broken-rule' failed on urn:y: KeyError: 'spec'")
+    assert [(d.policyName, d.urn, d.enforcementLevel, d.message) for d in reply.diagnostics] == [
+        ("broken-rule", "urn:y", pb.ADVISORY, "nodepools could not judge Deployment 'web': internal error in broken-rule"),
+        ("fine-rule", "urn:y", pb.ADVISORY, "Always fires. Fix: none.\nThing 'x': spec: always. Fix: nothing")]
+    err = capfd.readouterr().err
+    assert "policy 'broken-rule' raised KeyError judging Deployment 'web'" in err and "hunter2" not in err
 
 
 def test_one_view_of_the_stack_per_request_and_per_view_setting(stub, monkeypatch):

@@ -85,7 +85,7 @@ def test_an_unknown_pool_class_label_leaves_the_batch_quota_share_undecided(chec
     fx = golden().edit("web", lambda p: p["labels"].update({CLASS: UNKNOWN_WIRE}))
     diags = check(fx)
     assert fired(diags) == set()
-    assert [m for m in notes(diags, "namespace-quota") if "a pool's class is unknown" in m]
+    assert [m for m in notes(diags, "namespace-quota") if "pool 'web': its nodepools.io/pool-class label is unknown" in m]
     assert notes(diags, "scale-to-zero") and notes(diags, "inference-on-demand") == []
 
 

@@ -23,6 +23,8 @@ def gke_up() -> Run:
 
 def pytest_terminal_summary(terminalreporter):
     """How many damaged resources the policy fuzzer sent, per type (issue 7 asks for the count)."""
+    for run in getattr(sys.modules.get("fuzz_random"), "RUNS", ()):
+        terminalreporter.write_sep("-", f"policy fuzz random slice, {run}")
     tried = getattr(sys.modules.get("fuzz_stack"), "TRIED", None)
     if not tried:
         return

@@ -31,7 +31,8 @@ HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
 # Kubernetes provider are left out to keep each example cheap).
 KEEP = (*v.POOL_RESOURCE_TYPES, v.TYPE_ASG_TAG, v.TYPE_NAMESPACE, v.TYPE_RESOURCE_QUOTA, v.TYPE_LIMIT_RANGE,
         v.TYPE_PRIORITY_CLASS, v.TYPE_HELM_RELEASE, v.TYPE_PROMETHEUS_RULE, v.TYPE_KUEUE_RESOURCE_FLAVOR,
-        v.TYPE_KUEUE_CLUSTER_QUEUE, v.TYPE_KUEUE_LOCAL_QUEUE, v.TYPE_KARPENTER_NODE_POOL)
+        v.TYPE_KUEUE_CLUSTER_QUEUE, v.TYPE_KUEUE_LOCAL_QUEUE, v.TYPE_KARPENTER_NODE_POOL,
+        v.TYPE_KARPENTER_EC2_NODE_CLASS)
 PROGRAMS = {"aws": eks_program, "gcp": gke_program, "karpenter": eks_karpenter_program}
 
 
@@ -133,6 +134,69 @@ def alert_resources() -> list[PackResource]:
     ]
 
 
+def other_readers() -> list[PackResource]:
+    """One compliant object of each further type some reader takes: autoscalers (HPA, KEDA,
+    KServe), warm capacity (a CapacityBuffer and its PodTemplate), DRA classes and claims, the
+    GPU operator's ClusterPolicy, Kueue's Topology and admission checks, a native PodGroup, a
+    CRD and Prometheus rules."""
+    meta = lambda name, ns=None: {"name": name, **({"namespace": ns} if ns else {})}  # noqa: E731
+    warm_spec = {"priorityClassName": "nodepools-resident", "containers": [_container("100m", "128Mi")]}
+    return [
+        PackResource("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "api-hpa", {
+            "metadata": meta("api", "services"), "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"},
+                "minReplicas": 3.0, "maxReplicas": 6.0}}),
+        PackResource("kubernetes:keda.sh/v1alpha1:ScaledObject", "cache-keda", {
+            "metadata": meta("cache", "services"), "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "cache"},
+                                                            "minReplicaCount": 1.0, "maxReplicaCount": 2.0}}),
+        PackResource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "chat", {
+            "metadata": meta("chat", "inference"), "spec": {"predictor": {
+                "minReplicas": 1.0, "maxReplicas": 1.0, "nodeSelector": {v.LABEL_POOL: "infer"},
+                "tolerations": [_toleration(v.TAINT_POOL_CLASS_KEY, "gpu-inference"), _toleration(GPU, "present")],
+                "model": {"modelFormat": {"name": "huggingface"},
+                          "resources": _container("2", "8Gi", 1)["resources"]}}}}),
+        PackResource("kubernetes:core/v1:PodTemplate", "warm-template", {
+            "metadata": meta("warm", "services"),
+            "template": {"metadata": {"labels": {v.LABEL_PLACEHOLDER: "true"}}, "spec": warm_spec}}),
+        PackResource("kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer", "warm-buffer", {
+            "metadata": meta("warm", "services"), "spec": {"podTemplateRef": {"name": "warm"}, "replicas": 1.0}}),
+        PackResource("kubernetes:resource.k8s.io/v1:DeviceClass", "gpu-class", {
+            "metadata": meta("gpu.nvidia.com"),
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}]}}),
+        PackResource("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate", "one-gpu", {
+            "metadata": meta("one-gpu", "inference"), "spec": {"spec": {"devices": {"requests": [
+                {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}}}),
+        PackResource("kubernetes:resource.k8s.io/v1:ResourceClaim", "shared-gpu", {
+            "metadata": meta("shared", "inference"), "spec": {"devices": {"requests": [
+                {"name": "gpu", "firstAvailable": [{"name": "big", "deviceClassName": "gpu.nvidia.com"}]}]}}}),
+        PackResource("kubernetes:nvidia.com/v1:ClusterPolicy", "gpu-operator", {
+            "metadata": meta("cluster-policy"), "spec": {"devicePlugin": {"enabled": True}, "daemonsets": {
+                "tolerations": [{"key": GPU, "operator": "Exists", "effect": "NoSchedule"}]}}}),
+        PackResource("kubernetes:kueue.x-k8s.io/v1beta2:Topology", "topology", {
+            "metadata": meta("default"), "spec": {"levels": [{"nodeLabel": v.LABEL_ZONE},
+                                                            {"nodeLabel": "kubernetes.io/hostname"}]}}),
+        PackResource("kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig", "prc", {
+            "metadata": meta("prc"), "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"}}),
+        PackResource("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "check", {
+            "metadata": meta("check"), "spec": {"controllerName": "kueue.x-k8s.io/provisioning-request",
+                                                "parameters": {"apiGroup": "kueue.x-k8s.io",
+                                                               "kind": "ProvisioningRequestConfig", "name": "prc"}}}),
+        PackResource("kubernetes:scheduling.k8s.io/v1alpha2:PodGroup", "workers", {
+            "metadata": meta("workers", "training"), "spec": {"schedulingPolicy": {"gang": {"minCount": 2.0}}}}),
+        PackResource("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "crd", {
+            "metadata": meta("widgets.example.com"), "spec": {"group": "example.com", "names": {
+                "kind": "Widget", "plural": "widgets"}, "scope": "Namespaced", "versions": [
+                {"name": "v1", "served": True, "storage": True}]}}),
+        PackResource("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "rules", {
+            "metadata": meta("node-rules", "monitoring"), "spec": {"groups": [{"name": "nodes", "rules": [
+                {"alert": "CPUThrottling", "expr": "rate(container_cpu_cfs_throttled_periods_total[5m]) > 0.25",
+                 "for": "15m"}]}]}}),
+        PackResource("kubernetes:monitoring.googleapis.com/v1:Rules", "gmp-rules", {
+            "metadata": meta("gmp-rules", "monitoring"), "spec": {"groups": [{"name": "nodes", "interval": "60s",
+                "rules": [{"alert": "Steal", "expr": "rate(node_cpu_seconds_total{mode=\"steal\"}[5m]) > 0.1"}]}]}}),
+    ]
+
+
 @lru_cache(maxsize=None)
 def _platform(cloud: str) -> tuple[PackResource, ...]:
     run = run_program(PROGRAMS[cloud](), preview=True)
@@ -141,10 +205,10 @@ def _platform(cloud: str) -> tuple[PackResource, ...]:
             for r in run.resources if r.type in KEEP
             and not (r.type == v.TYPE_ASG_TAG and r.name.startswith(("p-web-", "p-infer-")))]
     if cloud in ("aws", "karpenter"):
-        cluster = PackResource(v.TYPE_EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
+        cluster = PackResource(v.TYPE_EKS_CLUSTER, "prod", {"name": "prod", "version": "1.36"})
     else:
         cluster = PackResource(v.TYPE_GKE_CLUSTER, "main", {"name": "main", "location": "us-central1",
-                                                              "minMasterVersion": "1.33"})
+                                                              "minMasterVersion": "1.36"})
     # The pools name their cluster by a plain string; link them as a same-stack cluster would be.
     linked = [replace(r, dependencies=(*r.dependencies, cluster.urn)) if r.type in v.POOL_RESOURCE_TYPES else r
               for r in kept]
@@ -154,5 +218,13 @@ def _platform(cloud: str) -> tuple[PackResource, ...]:
 def base_stack(cloud: str) -> list[PackResource]:
     """A fresh copy of the compliant stack for ``cloud`` (``aws``, ``gcp``, or ``karpenter``: EKS with
     Karpenter pools)."""
-    return [copy.deepcopy(r) for r in (*_platform(cloud), *workloads(),
-                                       *alert_resources())]
+    return [copy.deepcopy(r) for r in (*_platform(cloud), *workloads(), *alert_resources(), *other_readers())]
+
+
+def pack_types(bases: dict[str, list[PackResource]]) -> list[tuple[str, str]]:
+    """(cloud, type) for every resource type the fuzzers damage: cloud resources on their
+    cloud's stack; Kubernetes ones on the GKE stack (the cheaper to analyse; the objects are
+    the same on both); Karpenter NodePools on the EKS stack whose pools Karpenter builds."""
+    return sorted({(cloud, r.type) for cloud, stack in bases.items() for r in stack
+                   if (r.type in (v.TYPE_KARPENTER_NODE_POOL, v.TYPE_KARPENTER_EC2_NODE_CLASS) if cloud == "karpenter"
+                       else (cloud == "gcp") == (not r.type.startswith("aws:")))})

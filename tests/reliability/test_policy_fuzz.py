@@ -13,52 +13,34 @@ explores new inputs instead of the fixed (derandomized) sequence.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
-from pulumi.runtime import proto
 
 from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError, PackResource, PolicyPackRunner
-from nodepools.offline.analyzer_wire import analyze_requests, stack_request
 
 from nodepools.inventory.workloads import WORKLOAD_TYPES
 
 from fuzz_mutations import get_path, malformations, mutated_props, pod_spec_paths, set_path
-from fuzz_stack import TRIED, base_stack
+from fuzz_random import EXCEPTION_TEXT, INTERNAL_ERROR, RUNS, analyze_damaged, date_seed, positions, run
+from fuzz_stack import TRIED, base_stack, pack_types
 
 PER_TYPE = int(os.environ.get("NODEPOOLS_FUZZ_EXAMPLES", "4"))
+# The counting fuzzer's slice in every run: a new one each day (the seed is the date unless
+# NODEPOOLS_FUZZ_SEED gives one), printed in the summary; `make fuzz` runs 100,000.
+SLICE = int(os.environ.get("NODEPOOLS_FUZZ_SLICE", "100"))
+SEED = os.environ.get("NODEPOOLS_FUZZ_SEED") or date_seed()
 FUZZ = dict(deadline=None, database=None, derandomize=os.environ.get("NODEPOOLS_FUZZ_RANDOM") != "1",
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                    HealthCheck.function_scoped_fixture])
 # Without shrinking a failure is reported at once instead of after minutes of
 # minimising; the drawn path and value already say what broke.
 FIRST_FAILURE = (Phase.explicit, Phase.generate)
-EXCEPTION_TEXT = re.compile(
-    r"Traceback|\b[A-Z][A-Za-z]*(Error|Exception)\b|object has no attribute|NoneType|not subscriptable|"
-    r"unhashable type|is not iterable|object at 0x[0-9a-f]+|unsupported operand|invalid literal for|"
-    r"can't multiply sequence|argument of type|index out of range|maximum recursion|takes \d+ positional")
-
-
 sys.path.insert(0, str(Path(__file__).parents[1] / "pack"))
 from pack_under_test import pack_runner  # noqa: E402
-LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
-          proto.DISABLED: "disabled"}
-
-
-def analyze_damaged(pack: PolicyPackRunner, items: list[PackResource], damaged: set[str]) -> list[Diagnostic]:
-    """``Analyze`` only the damaged resources (the rest of the stack is the compliant base,
-    whose per-resource verdicts never change) and ``AnalyzeStack`` the whole stack, as the
-    engine would."""
-    out: list[Diagnostic] = []
-    for item, request in zip(items, analyze_requests(items)):
-        if item.urn in damaged:
-            out += [Diagnostic.of(d, item.urn, "analyze", LEVELS) for d in pack.call("Analyze", request).diagnostics]
-    reply = pack.call("AnalyzeStack", stack_request(items))
-    return out + [Diagnostic.of(d, "", "analyze-stack", LEVELS) for d in reply.diagnostics]
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +53,7 @@ def pack():
 
 
 BASES = {cloud: base_stack(cloud) for cloud in ("aws", "gcp", "karpenter")}
-KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-# Cloud resources on their cloud's stack; Kubernetes ones on the GKE stack (the
-# cheaper to analyse; the objects are the same on both). Karpenter NodePools on the
-# EKS stack whose batch and GPU pools Karpenter builds.
-TYPES = sorted({(cloud, r.type) for cloud, stack in BASES.items() for r in stack
-                if (r.type == KARPENTER_NODE_POOL if cloud == "karpenter"
-                    else (cloud == "gcp") == (not r.type.startswith("aws:")))})
+TYPES = pack_types(BASES)
 WORKLOADS = sorted((r.type, r.name) for r in BASES["gcp"] if r.type in WORKLOAD_TYPES)
 
 
@@ -95,6 +71,7 @@ def judged(pack: PolicyPackRunner, stack: list[PackResource], damaged: set[str])
         assert d.policy in names, d
         assert d.message.strip(), d
         assert not EXCEPTION_TEXT.search(d.message), f"exception text in a diagnostic: {d}"
+        assert INTERNAL_ERROR not in d.message, f"a rule raised: {d}"
         assert UNKNOWN_WIRE not in d.message, f"the preview sentinel leaked into a message: {d}"
         if d.cannot_judge:
             assert d.level == "advisory", d
@@ -160,6 +137,33 @@ def test_unknown_values_never_turn_a_compliant_stack_into_violations(pack, data)
                        label="resources")
     diagnostics = judged(pack, stack, damage(data, stack, picked, unknown_only=True))
     assert [d for d in diagnostics if not d.cannot_judge] == []
+
+
+def test_a_random_slice_of_the_counting_fuzzer(pack):
+    """Inputs 0..SLICE-1 of today's seed: random damage of every type in turn, a third of it
+    unknowns only; every outcome counted (crashes, exception text, unknowns turned into violations)."""
+    tally = run(pack, BASES, TYPES, SEED, range(SLICE))
+    RUNS.append(f"seed {SEED!r}: {tally.summary()}")
+    assert tally.inputs == SLICE and set(tally.per_type) == {t for _, t in TYPES}
+    assert tally.failures == 0, f"seed {SEED!r}: {tally.summary()}\n" + "\n".join(tally.examples)
+
+
+# Every position the sentinel can take, per type: each property path of each resource of it.
+POSITIONS = {type_: [(i, path) for i, r in enumerate(BASES[cloud]) if r.type == type_
+                     for path in positions(r.properties)] for cloud, type_ in TYPES}
+
+
+@pytest.mark.parametrize("cloud, type_", TYPES, ids=[f"{c}:{t}" for c, t in TYPES])
+@settings(max_examples=max(1, PER_TYPE // 2), phases=FIRST_FAILURE, **FUZZ)
+@given(data=st.data())
+def test_the_unknown_sentinel_anywhere_is_never_a_violation(pack, cloud, type_, data):
+    """Pulumi's unknown, as it arrives over gRPC, in any one position of any resource the pack
+    reads: no error, no violation (cannot-judge notes only). `make fuzz` puts it in every one."""
+    i, path = data.draw(st.sampled_from(POSITIONS[type_]), label="position")
+    stack = list(BASES[cloud])
+    stack[i] = replace(stack[i], properties=set_path(stack[i].properties, path, UNKNOWN_WIRE))
+    diagnostics = judged(pack, stack, {stack[i].urn})
+    assert [(d.policy, d.message) for d in diagnostics if not d.cannot_judge] == [], path
 
 
 # Representative cases of two gaps the fuzzer found (malformed containers got no

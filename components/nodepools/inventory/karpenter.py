@@ -27,7 +27,7 @@ import re
 from typing import Any, Callable
 
 from nodepools import vocabulary as v
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, has_unknown, is_unknown, known_list, str_map
 from nodepools.clouds.topology import labelled_family
 from nodepools.spec.instances import INSTANCE_TYPES, InstanceType, aws_category, aws_category_has_nvidia_gpu
 from nodepools.spec.instances import aws_family, aws_family_has_nvidia_gpu
@@ -68,6 +68,10 @@ def _instance_labels(t: InstanceType) -> dict[str, Any]:
         _GPU_COUNT: str(t.gpu_count) if t.gpu_count else None, _GPU_NAME: gpu_name,
         _GPU_MANUFACTURER: "nvidia" if t.gpu_count else None,
     }
+
+
+# The requirement keys that decide which instances of the table a NodePool admits.
+_TABLE_KEYS = frozenset(_instance_labels(next(iter(INSTANCE_TYPES.values()))))
 
 
 def _admits(req: dict, labels: dict[str, Any]) -> bool:
@@ -160,9 +164,9 @@ def _quantity(value: Any) -> float | None:
 
 def _max_nodes(limits: Any, largest: InstanceType | None) -> Any:
     """Nodes of the largest admitted instance that ``spec.limits`` allows; None when unlimited."""
-    if is_unknown(limits):
+    limits = as_dict(limits) if not is_unknown(limits) else UNKNOWN
+    if is_unknown(limits) or any(is_unknown(limits.get(k)) for k in ("cpu", "memory", v.GPU_RESOURCE)):
         return UNKNOWN
-    limits = as_dict(limits)
     if not limits:
         return None
     if largest is None:
@@ -203,12 +207,17 @@ def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
     admitted: list[InstanceType] = []
     unread = is_unknown(requirements)
     partial = is_unknown(raw_labels) or unread
+    vague_instances = False
     if unread:
         spot, requirements = UNKNOWN, []
     else:
         # Without a capacity-type requirement Karpenter launches on-demand only.
         labels[v.LABEL_KARPENTER_CAPACITY_TYPE] = v.KARPENTER_CAPACITY_ON_DEMAND
         requirements = [as_dict(r) for r in requirements]
+        # A requirement with an unknown part may restrict any label, the capacity type or the
+        # instances: what it could decide stays unknown instead of judged as unrestricted.
+        vague = [r for r in requirements if has_unknown(r)]
+        requirements = [r for r in requirements if not has_unknown(r)]
         for req in requirements:
             values = _values(req)
             if req.get("operator") == "In" and values and isinstance(req.get("key"), str):
@@ -218,10 +227,18 @@ def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
                 if req.get("operator") != "In":
                     labels[req["key"]] = UNKNOWN
         labels.update(_topology_labels(requirements))
+        for req in vague:
+            key = req.get("key")
+            if isinstance(key, str):
+                labels[key] = UNKNOWN
+            if not isinstance(key, str) or key == v.LABEL_KARPENTER_CAPACITY_TYPE:
+                spot = UNKNOWN
+            if not isinstance(key, str) or key in _TABLE_KEYS:  # the GPU keys are table keys
+                vague_instances = partial = True
     labels.update(template_labels)
     gpu: Any = gpu_capable(requirements, template_labels)
     gpu = UNKNOWN if gpu is False and partial else gpu
-    if not unread:
+    if not (unread or vague_instances):
         admitted = [t for t in admitted_instances(requirements) if gpu is not False or not t.has_gpu]
     largest = admitted[0] if admitted else None
     gpu_count = UNKNOWN if is_unknown(gpu) or (gpu and not largest) else float(largest.gpu_count if largest else 0)

@@ -16,7 +16,7 @@ from nodepools.clouds import gcp as gke
 from nodepools.clouds.taints import TAINT_EFFECT_OF
 from nodepools.clouds.topology import labelled_family
 from nodepools.inventory.karpenter import read_karpenter
-from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, known_str, plain, str_map
 from nodepools.spec.instances import InstanceType, aws_family, aws_family_has_nvidia_gpu, lookup
 
 
@@ -112,7 +112,7 @@ def _gpu_from_types(types: Any) -> tuple[Any, Any]:
 def _read_eks(props: dict, urn: str, name: str) -> PoolView:
     types = known_list(props.get("instanceTypes"))
     types = types if is_unknown(types) else [t for t in types if isinstance(t, str)] or [eks.DEFAULT_INSTANCE_TYPE]
-    capacity = dig(props, "capacityType", default=eks.DEFAULT_CAPACITY_TYPE)
+    capacity = known_str(dig(props, "capacityType"), default=eks.DEFAULT_CAPACITY_TYPE)
     spot = UNKNOWN if is_unknown(capacity) else eks.CAPACITY_TYPE_OF.get(capacity) is v.CapacityType.SPOT
     ami = dig(props, "amiType", default="")
     os = UNKNOWN if is_unknown(ami) or ami == "CUSTOM" else ("windows" if str(ami).startswith("WINDOWS") else "linux")
@@ -154,7 +154,7 @@ def _read_gke(props: dict, urn: str, name: str) -> PoolView:
     if accelerators:
         first = accelerators[0]
         gpu_count = _number(first.get("count", UNKNOWN))
-        accel = first.get("type")
+        accel = known_str(first.get("type"))
         gpu_model = gke.GPU_MODEL_OF_ACCELERATOR[accel].value if accel in gke.GPU_MODEL_OF_ACCELERATOR else accel
     image = dig(props, "nodeConfig", "imageType", default="")
     os = UNKNOWN if is_unknown(image) else ("windows" if str(image).upper().startswith("WINDOWS") else "linux")

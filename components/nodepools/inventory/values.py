@@ -120,3 +120,35 @@ def known_str_map(value: Any) -> Any:
 def str_map(value: Any) -> dict[str, Any]:
     """String keys to string (or UNKNOWN) values; other entries dropped."""
     return {k: v for k, v in as_dict(value).items() if isinstance(v, str) or v is UNKNOWN}
+
+
+def known_str(value: Any, default: Any = None) -> Any:
+    """A string as given, ``UNKNOWN`` when unknown, ``default`` when absent or of any other
+    shape (a list or a number where a string goes: the provider refuses it, so judge the
+    default rather than hash or compare a value of the wrong type)."""
+    return value if isinstance(value, str) or value is UNKNOWN else default
+
+
+def known_strs(value: Any) -> Any:
+    """The string entries of a list (other shapes dropped), ``UNKNOWN`` when the list or any
+    entry is unknown, ``[]`` when absent or not a list."""
+    value = known_list(value)
+    return value if value is UNKNOWN else [x for x in value if isinstance(x, str)]
+
+
+def known_number(value: Any, default: Any = None) -> Any:
+    """A number (never a bool) as float, ``UNKNOWN`` when unknown, ``default`` otherwise."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+
+def has_unknown(value: Any) -> bool:
+    """Whether ``value`` is unknown or holds an unknown anywhere inside."""
+    if value is UNKNOWN:
+        return True
+    if isinstance(value, dict):
+        return any(has_unknown(x) for x in value.values())
+    if isinstance(value, list):
+        return any(has_unknown(x) for x in value)
+    return False

@@ -7,16 +7,20 @@ message is the policy's description, a newline and the finding; a remediate leve
 reported as mandatory; a disabled policy does not run; the verdicts preview cannot reach
 are one advisory "can't run policy ... during preview" diagnostic per policy, after its
 violations, with no URN and no severity. A policy whose config does not parse fails the
-request that would run it, naming every bad field; so does a rule that raises.
+request that would run it, naming every bad field. A rule that raises (a bug: the readers take
+any value shape) costs only its own verdict: an advisory "could not judge" note naming the
+resource and the policy, never the exception's text (which may quote a property, a secret's
+included); the pack's stderr names the exception's type.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from pulumi.runtime.proto import analyzer_pb2 as pb
 
-from nodepools.policies.base import EnforcementLevel, Finding, PolicySpec, Res, Severity
+from nodepools.policies.base import EnforcementLevel, Finding, PolicySpec, Res, Severity, subject_of
 from nodepools.spec.secrets import redact
 
 # pulumi_policy always answers 0.0.1; the CLI shows PulumiPolicy.yaml's version instead
@@ -87,13 +91,29 @@ def _running(configured: Iterable[Configured], scope: str) -> list[Configured]:
     return running
 
 
-def _check(c: Configured, subject: Any, secrets: Iterable[str] = ()) -> list[Finding]:
+def _judged(c: Configured, subject: Any, pack: str, secrets: Iterable[str]) -> list[Any]:
+    """One policy's diagnostics on ``subject`` (a ``Res`` or the stack view); a rule that
+    raises gets the advisory internal-error note instead."""
     try:
-        return list(c.spec.check(subject, c.settings))
-    except Exception as error:  # a rule's fault, never the engine's: say which, without a traceback
-        where = getattr(subject, "urn", "") or "the stack"
-        raise RequestError(redact(f"policy {c.spec.name!r} failed on {where}: {type(error).__name__}: {error}",
-                                  secrets), internal=True) from error
+        findings = list(c.spec.check(subject, c.settings))
+        if not isinstance(subject, Res):  # the stack view: its cannot-judge notes join the findings
+            findings = subject.explained(findings)
+        return diagnostics(c, findings, pack, secrets)
+    except Exception as error:  # noqa: BLE001 - a rule's bug costs its verdict, never the request
+        return [internal_error(c, subject, pack, error)]
+
+
+def internal_error(c: Configured, subject: Any, pack: str, error: BaseException) -> Any:
+    """The note for a rule that raised on ``subject``; the pack's stderr gets the exception's
+    type only (its text may quote a value)."""
+    res = subject if isinstance(subject, Res) else None
+    where = subject_of(res.type, res.name) if res else "the stack"
+    sys.stderr.write(f"nodepools pack: policy {c.spec.name!r} raised {type(error).__name__} judging {where} "
+                     "(a bug in nodepools: please report it)\n")
+    return pb.AnalyzeDiagnostic(
+        policyName=c.spec.name, policyPackName=pack, policyPackVersion=PACK_VERSION,
+        message=f"nodepools could not judge {where}: internal error in {c.spec.name}", urn=res.urn if res else "",
+        description=c.spec.description, enforcementLevel=pb.ADVISORY)
 
 
 def diagnostics(c: Configured, findings: Iterable[Finding], pack: str, secrets: Iterable[str] = ()) -> list[Any]:
@@ -124,7 +144,7 @@ def judge_resource(configured: Iterable[Configured], res: Res, pack: str, secret
     """Every running resource policy on one resource, in registry order."""
     out = []
     for c in _running(configured, "resource"):
-        out += diagnostics(c, _check(c, res, secrets), pack, secrets)
+        out += _judged(c, res, pack, secrets)
     return out
 
 
@@ -140,5 +160,5 @@ def judge_stack(configured: Iterable[Configured], resources: list[Res], pack: st
         key = (tuple(c.settings.node_label_sources), tuple(c.settings.gpu_device_classes))
         if key not in views:
             views[key] = StackView(resources, label_sources=key[0], gpu_device_classes=key[1])
-        out += diagnostics(c, views[key].explained(_check(c, views[key], secrets)), pack, secrets)
+        out += _judged(c, views[key], pack, secrets)
     return out

@@ -17,7 +17,9 @@ Methods of the pinned protocol (``pulumi.runtime.proto.analyzer_pb2_grpc.Analyze
   message and without a traceback on the pack's stderr.
 
 A request the pack cannot read or refuses gets INVALID_ARGUMENT and a message naming
-what and where; a fault of a rule gets INTERNAL naming the policy. State is the last
+what and where; a fault of a rule costs only its verdict (an advisory note naming the policy,
+``nodepools.pack.judge``); any other fault of ours gets INTERNAL naming the method, never the
+exception's text. State is the last
 configuration only (replaced whole by ``Configure``); every request works on its own.
 """
 from __future__ import annotations
@@ -54,7 +56,9 @@ def _answering(handler: Callable) -> Callable:
         except WireError as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # noqa: BLE001 - the engine must get an answer, whatever broke
-            code, message = grpc.StatusCode.INTERNAL, f"{handler.__name__} failed: {type(error).__name__}: {error}"
+            # The exception's text may quote a property (a secret's included): its type only.
+            code, message = grpc.StatusCode.INTERNAL, f"{handler.__name__} failed: internal error " \
+                                                      f"({type(error).__name__}) in the nodepools pack"
         context.abort(code, message)
     return answer
 

@@ -38,31 +38,41 @@ def check_namespace_quota(stack: StackView, settings: Settings) -> Iterator[Find
             yield from _batch_share(stack, key, quotas, settings)
 
 
-def _capacity(stack: StackView) -> Any:
+# Where each pool type keeps the bound ``max_nodes`` is read from, to name it when unknown.
+_MAX_SIZE_FIELD = {v.TYPE_EKS_NODE_GROUP: "scalingConfig.maxSize", v.TYPE_GKE_NODE_POOL: "autoscaling",
+                   v.TYPE_KARPENTER_NODE_POOL: "spec.limits"}
+
+
+def _capacity(stack: StackView) -> tuple[Any, str]:
     """cpu (cores) and memory (bytes) of the resident and batch pools at max nodes,
     each pool at its smallest instance type (as the guardrails size the batch quota);
-    None when a pool cannot be sized, UNKNOWN when a pool's class is unknown."""
-    if any(is_unknown(p.view.pool_class) for p in stack.pools):
-        return UNKNOWN
+    None when a pool cannot be sized, UNKNOWN (with why, naming the value) when a pool's
+    class, maximum size or instance types are unknown."""
+    for p in stack.pools:
+        if is_unknown(p.view.pool_class):
+            return UNKNOWN, f"pool '{p.view.name}': its {v.LABEL_POOL_CLASS} label is unknown, so the resident " \
+                            "and batch pools' size is"
     pools = [p.view for p in stack.pools if p.view.pool_class in _BATCH_SHARE_OF]
     total = {"cpu": 0.0, "memory": 0.0}
     for pool in pools:
+        if is_unknown(pool.max_nodes) or is_unknown(pool.instance_types):
+            field = _MAX_SIZE_FIELD.get(pool.type, "size") if is_unknown(pool.max_nodes) else "instance types"
+            return UNKNOWN, f"pool '{pool.name}': its {field} is unknown, so the resident and batch pools' size is"
         types = pool.instances
         if not isinstance(pool.max_nodes, (int, float)) or not types or None in types:
-            return None
+            return None, ""
         total["cpu"] += min(t.vcpu for t in types) * pool.max_nodes
         total["memory"] += min(t.memory_gib for t in types) * 2**30 * pool.max_nodes
-    return total if pools else None
+    return (total if pools else None), ""
 
 
 def _batch_share(stack: StackView, key: str, quotas: list[Res], settings: Settings) -> Iterator[Finding]:
-    capacity = _capacity(stack)
+    capacity, why = _capacity(stack)
     if capacity is None:
         return
     if is_unknown(capacity):
         for quota in quotas:
-            yield unknown(quota.urn, subject_of(quota.type, quota.name, key), "spec.hard", key,
-                          "a pool's class is unknown, so the resident and batch pools' size is")
+            yield unknown(quota.urn, subject_of(quota.type, quota.name, key), "spec.hard", key, why)
         return
     for resource, cap in capacity.items():
         ceilings: list[tuple[float, Res, str]] = []
