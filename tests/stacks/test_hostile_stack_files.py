@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from nodepools.config import StackConfigError, read_stack_file
+from nodepools.config import StackConfigError, namespaced, read_stack_file
 from nodepools.plan.cli import main
 
 BASE = "config:\n  nodepools:layout: specialized\n"
@@ -75,3 +75,10 @@ def test_anchors_and_aliases_of_ordinary_size_still_read(tmp_path):
     path = tmp_path / "Pulumi.dev.yaml"
     path.write_text("config:\n  nodepools:a: &labels {team: ml}\n  nodepools:b: *labels\n")
     assert read_stack_file(path) == {"nodepools:a": {"team": "ml"}, "nodepools:b": {"team": "ml"}}
+
+
+def test_deep_config_the_engine_hands_over_as_json_is_an_error_naming_its_key():
+    with pytest.raises(StackConfigError) as caught:
+        namespaced({"nodepools:pools": "[" * 5000 + "]" * 5000, "aws:region": "us-west-2"})
+    assert caught.value.lines == ["nodepools:pools: refused: nested too deeply to read (a stack file may nest "
+                                  "at most 100 levels)"]
