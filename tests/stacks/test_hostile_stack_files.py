@@ -19,8 +19,10 @@ HOSTILE = [
      "Pulumi.dev.yaml is refused (line 3): nesting deeper than 100 levels"),
     ("not UTF-8", (BASE + "  nodepools:note: caf\xe9\n").encode("latin-1"), 3,
      "Pulumi.dev.yaml is not UTF-8 text (line 3): byte 0xe9 cannot be decoded; save the file as UTF-8"),
-    ("duplicate key", (BASE + "  nodepools:pools: []\n  nodepools:layout: flat\n").encode(), 4,
-     "Pulumi.dev.yaml has a duplicate key (line 4): 'nodepools:layout' is also at line 2; YAML would keep only the "
+    # The case: a second nodepools:pools silently dropped the four pools of the first.
+    ("duplicate key", (BASE + "  nodepools:pools:\n" + "".join(f"    - {{name: p{i}}}\n" for i in range(4))
+                       + "  nodepools:pools: []\n").encode(), 8,
+     "Pulumi.dev.yaml has a duplicate key (line 8): 'nodepools:pools' is also at line 3; YAML would keep only the "
      "last and drop the other silently: remove one"),
 ]
 
