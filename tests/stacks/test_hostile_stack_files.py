@@ -14,7 +14,8 @@ BOMB = BASE + "  nodepools:bomb:\n    a0: &a0 [lol, lol, lol, lol, lol, lol, lol
     f"    a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
 HOSTILE = [
     ("alias bomb", BOMB.encode(), 9,
-     "Pulumi.dev.yaml is refused (line 9): more than 100,000 values once its aliases (*name) are expanded (an alias bomb?)"),
+     "Pulumi.dev.yaml is refused (line 9): more than 100,000 values once its aliases (*name) are expanded "
+     "(an alias bomb?)"),
     ("5,000-deep nesting", (BASE + "  nodepools:deep: " + "[" * 5000 + "]" * 5000 + "\n").encode(), 3,
      "Pulumi.dev.yaml is refused (line 3): nesting deeper than 100 levels"),
     ("not UTF-8", (BASE + "  nodepools:note: caf\xe9\n").encode("latin-1"), 3,
