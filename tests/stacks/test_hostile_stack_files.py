@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from nodepools.config import StackConfigError, read_stack_file
+from nodepools.config import StackConfigError, namespaced, read_stack_file
 from nodepools.plan.cli import main
 
 BASE = "config:\n  nodepools:layout: specialized\n"
@@ -14,13 +14,16 @@ BOMB = BASE + "  nodepools:bomb:\n    a0: &a0 [lol, lol, lol, lol, lol, lol, lol
     f"    a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
 HOSTILE = [
     ("alias bomb", BOMB.encode(), 9,
-     "Pulumi.dev.yaml is refused (line 9): more than 100,000 values once its aliases (*name) are expanded (an alias bomb?)"),
+     "Pulumi.dev.yaml is refused (line 9): more than 100,000 values once its aliases (*name) are expanded "
+     "(an alias bomb?)"),
     ("5,000-deep nesting", (BASE + "  nodepools:deep: " + "[" * 5000 + "]" * 5000 + "\n").encode(), 3,
      "Pulumi.dev.yaml is refused (line 3): nesting deeper than 100 levels"),
     ("not UTF-8", (BASE + "  nodepools:note: caf\xe9\n").encode("latin-1"), 3,
      "Pulumi.dev.yaml is not UTF-8 text (line 3): byte 0xe9 cannot be decoded; save the file as UTF-8"),
-    ("duplicate key", (BASE + "  nodepools:pools: []\n  nodepools:layout: flat\n").encode(), 4,
-     "Pulumi.dev.yaml has a duplicate key (line 4): 'nodepools:layout' is also at line 2; YAML would keep only the "
+    # The issue's case: a second nodepools:pools silently dropped the four pools of the first.
+    ("duplicate key", (BASE + "  nodepools:pools:\n" + "".join(f"    - {{name: p{i}}}\n" for i in range(4))
+                       + "  nodepools:pools: []\n").encode(), 8,
+     "Pulumi.dev.yaml has a duplicate key (line 8): 'nodepools:pools' is also at line 3; YAML would keep only the "
      "last and drop the other silently: remove one"),
 ]
 
@@ -75,3 +78,10 @@ def test_anchors_and_aliases_of_ordinary_size_still_read(tmp_path):
     path = tmp_path / "Pulumi.dev.yaml"
     path.write_text("config:\n  nodepools:a: &labels {team: ml}\n  nodepools:b: *labels\n")
     assert read_stack_file(path) == {"nodepools:a": {"team": "ml"}, "nodepools:b": {"team": "ml"}}
+
+
+def test_deep_config_the_engine_hands_over_as_json_is_an_error_naming_its_key():
+    with pytest.raises(StackConfigError) as caught:
+        namespaced({"nodepools:pools": "[" * 5000 + "]" * 5000, "aws:region": "us-west-2"})
+    assert caught.value.lines == ["nodepools:pools: refused: nested too deeply to read (a stack file may nest "
+                                  "at most 100 levels)"]

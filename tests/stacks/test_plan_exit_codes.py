@@ -69,3 +69,28 @@ def test_pack_new_on_an_unwritable_place_is_a_message_and_exit_2(tmp_path, capsy
     assert main(["pack", "new", str(blocker / "pack")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nodepools pack new: ") and "Traceback" not in err
+
+
+def test_annotations_of_a_report_too_deep_or_of_another_shape_is_a_message_and_exit_2(tmp_path, capsys):
+    from nodepools.plan import annotations
+    deep, odd = tmp_path / "deep.json", tmp_path / "odd.json"
+    deep.write_text("[" * 5000 + "]" * 5000)
+    odd.write_text(json.dumps({"schemaVersion": 1, "status": "ok", "errors": "x"}))
+    assert annotations.main([str(deep), str(odd)]) == 2
+    too_deep, other_shape = capsys.readouterr().out.splitlines()
+    assert too_deep == f"::error title=nodepools plan::cannot read the plan {deep}: nested too deeply to read"
+    assert other_shape.startswith(f"::error title=nodepools plan::cannot read the plan {odd}: not a nodepools plan "
+                                  "report (TypeError: ")
+
+
+def test_a_policy_config_nested_too_deeply_is_a_policy_error_and_exit_2(tmp_path, capsys):
+    config = tmp_path / "policy.json"
+    config.write_text("[" * 5000 + "]" * 5000)
+    report = tmp_path / "plan.json"
+    code = main(["plan", "--project-dir", str(app(tmp_path, "import pulumi\n")), "--stack", "dev",
+                 "--policy-pack-config", str(config), "--json-file", str(report)])
+    document = json.loads(report.read_text())
+    assert (code, document["status"]) == (2, "failed")
+    assert [(e["kind"], e["message"]) for e in document["errors"]] == [
+        ("policy", f"the policy pack could not run: --policy-pack-config {config}: nested too deeply to read")]
+    assert "Traceback" not in "".join(capsys.readouterr())

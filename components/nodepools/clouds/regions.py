@@ -1,4 +1,4 @@
-"""The regions each cloud has, and AWS's tag limits: what a cluster's config may name.
+"""The regions each cloud has, and the clouds' tag and label limits: what a cluster's config may name.
 
 Read 2026-12-02. A region opened since is refused until it is added here, with the
 allowed list in the message (a typo such as ``us-west2`` on AWS, or ``zz-fake-9``,
@@ -38,6 +38,8 @@ GCP_REGIONS = (
 _GCP_ZONE = re.compile(r"([a-z0-9-]+)-[a-z]\Z")
 
 AWS_TAGS_MAX, AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX = 50, 128, 256
+# cloud.google.com/compute/docs/labeling-resources, "Requirements for labels": at most 64 per resource.
+GCP_LABELS_MAX = 64
 AWS_RESERVED_TAG_PREFIX = "aws:"
 
 

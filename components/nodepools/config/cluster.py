@@ -33,8 +33,9 @@ _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}\Z")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}\Z")
 _SG = re.compile(r"^sg-[0-9a-f]{8,17}\Z")
 _CIDR = re.compile(r"\d{1,3}(\.\d{1,3}){3}/\d{1,2}\Z")
-# A private cluster's control-plane range: exactly a /28 (pulumi-gcp / Terraform google
-# provider, container_cluster private_cluster_config.master_ipv4_cidr_block: "must be a /28 subnet").
+# A private cluster's control-plane range: exactly a /28 (hashicorp/terraform-provider-google,
+# which pulumi-gcp bridges: resource_container_cluster.go, private_cluster_config.master_ipv4_cidr_block,
+# ValidateFunc validation.IsCIDRNetwork(28, 28), "it must be a /28 subnet").
 GKE_MASTER_PREFIX = 28
 _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
 _KMS_KEY = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+")

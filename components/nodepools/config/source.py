@@ -23,11 +23,16 @@ from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigErr
 from nodepools.spec.secrets import string_leaves
 
 
-def _parse(value: Any) -> Any:
+def _parse(key: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
         return json.loads(value)
+    except RecursionError:
+        # The engine hands a stack file's structure over as JSON; one nested past the
+        # interpreter's recursion limit must be an error naming its key, not a traceback.
+        raise StackConfigError([f"{key}: refused: nested too deeply to read (a stack file may nest at most "
+                                f"{safe_yaml.MAX_DEPTH} levels)"]) from None
     except ValueError:
         return value
 
@@ -35,7 +40,7 @@ def _parse(value: Any) -> Any:
 def namespaced(flat: Mapping[str, Any], namespace: str = NAMESPACE) -> dict[str, Any]:
     """``{"nodepools:pools": "[...]"}`` -> ``{"pools": [...]}`` (other namespaces dropped)."""
     prefix = f"{namespace}:"
-    return {key[len(prefix):]: _parse(value) for key, value in flat.items() if key.startswith(prefix)}
+    return {key[len(prefix):]: _parse(key, value) for key, value in flat.items() if key.startswith(prefix)}
 
 
 def _setting(full_key: str) -> str | None:

@@ -86,12 +86,22 @@ def main(argv: list[str] | None = None) -> int:
             plan = json.loads(Path(name).read_text())
             if not isinstance(plan, dict) or "schemaVersion" not in plan or "status" not in plan:
                 raise ValueError("not a nodepools plan report (no schemaVersion/status)")
+            lines = list(github_annotations(plan))
+        except RecursionError:
+            print(f"::error title=nodepools plan::cannot read the plan {_escape_data(name)}: nested too deeply to read")
+            status = 2
+            continue
         except (OSError, ValueError) as err:
             print(f"::error title=nodepools plan::cannot read the plan {_escape_data(name)}: "
                   f"{_escape_data(str(err))}")
             status = 2
             continue
-        for line in github_annotations(plan):
+        except Exception as err:  # noqa: BLE001 - a report of another shape is a message and exit 2, never a traceback
+            print(f"::error title=nodepools plan::cannot read the plan {_escape_data(name)}: not a nodepools plan "
+                  f"report ({type(err).__name__}: {_escape_data(str(err))})")
+            status = 2
+            continue
+        for line in lines:
             print(line)
     return status
 

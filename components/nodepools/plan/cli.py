@@ -209,7 +209,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
     if plan["error"] is None and not args.no_policy:
         config = None
         try:
-            config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
+            config = _policy_config(args.policy_pack_config)
             plan["policy"] = verdicts.policy_report(judged, args.policy_pack, config)
         except (OSError, ValueError, verdicts.PackError) as err:
             message = f"the policy pack could not run: {err}"
@@ -228,6 +228,15 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
     if args.no_policy:
         plan["notes"].append("Policies were not checked and placement was not analysed: --no-policy.")
     return plan
+
+
+def _policy_config(path: Path | None) -> Any:
+    if path is None:
+        return None
+    try:
+        return json.loads(path.read_text())
+    except RecursionError:
+        raise ValueError(f"--policy-pack-config {path}: nested too deeply to read") from None
 
 
 def status_of(plan: dict[str, Any]) -> tuple[str, int]:

@@ -43,14 +43,19 @@ def _check_capacity_label(spec: PoolSpec, problems: Problems) -> None:
     ON_DEMAND would draw on-demand-only workloads onto spot nodes)."""
     if is_karpenter(spec):
         key, truth, owner = v.LABEL_KARPENTER_CAPACITY_TYPE, capacity_values(spec), "Karpenter"
+        other, other_owner = v.LABEL_EKS_CAPACITY_TYPE, "an EKS managed node group"
     else:
         key, truth, owner = v.LABEL_EKS_CAPACITY_TYPE, [aws.CAPACITY_TYPES[spec.capacity]], "EKS"
+        other, other_owner = v.LABEL_KARPENTER_CAPACITY_TYPE, "Karpenter"
     given = spec.labels.get(key)
-    if given is None or truth == [given]:
-        return
-    sets = f"sets it to {truth[0]!r}" if len(truth) == 1 else f"sets it per node ({' or '.join(truth)})"
-    problems.add(("labels", key), f"label {key!r} is {given!r}, but this pool's capacity is "
-                 f"{spec.capacity.value!r} ({owner} {sets}): remove the label", given)
+    if given is not None and truth != [given]:
+        sets = f"sets it to {truth[0]!r}" if len(truth) == 1 else f"sets it per node ({' or '.join(truth)})"
+        problems.add(("labels", key), f"label {key!r} is {given!r}, but this pool's capacity is "
+                     f"{spec.capacity.value!r} ({owner} {sets}): remove the label", given)
+    if other in spec.labels:
+        problems.add(("labels", other), f"label {other!r} is set by {other_owner} on the nodes it launches; this "
+                     f"pool's nodes come from {owner} (provisioner {spec.provisioner.value!r}): remove the label",
+                     spec.labels[other])
 
 
 def _check_subnets(spec: PoolSpec, ctx: EksContext, problems: Problems) -> None:

@@ -40,7 +40,7 @@ def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
             problems.add(("zones", i), err, zone)
     if spec.placement is PlacementStrategy.COMPACT:
         _check_compact(spec, ctx, problems, machine_ok)
-    _check_spot_label(spec, problems)
+    _check_capacity_labels(spec, problems)
     if spec.repair.eks is not None:
         problems.add(("repair", "eks"), "repair.eks settings are for EKS managed node groups; GKE's auto-repair "
                      "has no settings (allowed on GKE: repair.mode auto, on or off)",
@@ -48,16 +48,20 @@ def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
     return problems
 
 
-def _check_spot_label(spec: PoolSpec, problems: Problems) -> None:
-    """A user ``cloud.google.com/gke-spot`` label that contradicts the pool's capacity
+def _check_capacity_labels(spec: PoolSpec, problems: Problems) -> None:
+    """User capacity labels that contradict the pool: an on-demand pool labelled spot draws
+    spot-tolerant work that expects interruptions, a spot one labelled otherwise hides them
     (GKE labels Spot VMs ``true`` itself; ``nodepools.backends.gcp.translate``)."""
     given = spec.labels.get(v.LABEL_GKE_SPOT)
     spot = spec.capacity is CapacityType.SPOT
-    if given is None or (spot and given == "true"):
-        return
-    sets = "sets it to 'true' itself" if spot else "sets it on Spot VMs only"
-    problems.add(("labels", v.LABEL_GKE_SPOT), f"label {v.LABEL_GKE_SPOT!r} is {given!r}, but this pool's capacity "
-                 f"is {spec.capacity.value!r} (GKE {sets}): remove the label", given)
+    if given is not None and not (spot and given == "true"):
+        sets = "sets it to 'true' itself" if spot else "sets it on Spot VMs only"
+        problems.add(("labels", v.LABEL_GKE_SPOT), f"label {v.LABEL_GKE_SPOT!r} is {given!r}, but this pool's "
+                     f"capacity is {spec.capacity.value!r} (GKE {sets}): remove the label", given)
+    if v.LABEL_GKE_PREEMPTIBLE in spec.labels:
+        problems.add(("labels", v.LABEL_GKE_PREEMPTIBLE), f"label {v.LABEL_GKE_PREEMPTIBLE!r} is set by GKE on "
+                     "preemptible VMs, which nodepools never creates (capacity 'spot' is Spot VMs, labelled "
+                     f"{v.LABEL_GKE_SPOT}): remove the label", spec.labels[v.LABEL_GKE_PREEMPTIBLE])
 
 
 def _check_machine_types(spec: PoolSpec, problems: Problems) -> bool:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
 from nodepools.clouds.gcp import PROJECT_ID, is_zone, region_of
-from nodepools.clouds.regions import gcp_location_error
+from nodepools.clouds.regions import GCP_LABELS_MAX, gcp_location_error
 from nodepools.spec.errors import Problems
 
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
@@ -67,6 +67,11 @@ class GkeContext(BaseModel):
             for i, zone in enumerate(self.default_zones):
                 if err := zone_error(zone, self.region):
                     problems.add(("default_zones", i), err, zone)
+        room = GCP_LABELS_MAX - len(RESERVED_RESOURCE_LABELS)
+        if len(self.resource_labels) > room:
+            problems.add("resource_labels", f"{len(self.resource_labels)} labels, but GCP allows {GCP_LABELS_MAX} per "
+                         f"resource and nodepools adds {len(RESERVED_RESOURCE_LABELS)} to a pool's "
+                         f"({', '.join(RESERVED_RESOURCE_LABELS)}): give at most {room}", len(self.resource_labels))
         for key, value in self.resource_labels.items():
             if key in RESERVED_RESOURCE_LABELS:
                 problems.add(("resource_labels", key), f"resource label {key!r} is set per pool and cannot be "
