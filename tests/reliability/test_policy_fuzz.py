@@ -144,6 +144,7 @@ def test_a_random_slice_of_the_counting_fuzzer(pack):
     unknowns only; every outcome counted (crashes, exception text, unknowns turned into violations)."""
     tally = run(pack, BASES, TYPES, SEED, range(SLICE))
     RUNS.append(f"seed {SEED!r}: {tally.summary()}")
+    TRIED.update(tally.per_type)
     assert tally.inputs == SLICE and set(tally.per_type) == {t for _, t in TYPES}
     assert tally.failures == 0, f"seed {SEED!r}: {tally.summary()}\n" + "\n".join(tally.examples)
 
