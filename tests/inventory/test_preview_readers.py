@@ -105,3 +105,50 @@ def test_an_unknown_node_selector_term_or_requirement_is_undecided_not_a_mismatc
     assert affinity_matches([missing, UNKNOWN], labels)[0] is UNKNOWN
     assert affinity_matches([{"matchExpressions": [UNKNOWN]}], labels)[0] is UNKNOWN
     assert affinity_matches([missing], labels)[0] is False
+
+
+@pytest.mark.parametrize("value, known_str_, known_strs_, known_number_, has_unknown_", [
+    ("SPOT", "SPOT", [], None, False),
+    (["SPOT", 1.0, None], None, ["SPOT"], None, False),
+    ({"a": [UNKNOWN]}, None, [], None, True),
+    ([UNKNOWN, "x"], None, UNKNOWN, None, True),
+    (UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, True),
+    (True, None, [], None, False),
+    (3.0, None, [], 3.0, False),
+    (None, None, [], None, False),
+])
+def test_the_tolerant_accessors_take_every_shape(value, known_str_, known_strs_, known_number_, has_unknown_):
+    from nodepools.inventory.values import has_unknown, known_number, known_str, known_strs
+    assert (known_str(value), known_strs(value), known_number(value), has_unknown(value)) == (
+        known_str_, known_strs_, known_number_, has_unknown_)
+
+
+def _karpenter(requirements, limits=None):
+    return {"metadata": {"name": "jobs"}, "spec": {"limits": limits or {"cpu": "80"}, "template": {"spec": {
+        "requirements": requirements, "taints": [{"key": "nodepools.io/pool-class", "value": "batch",
+                                                  "effect": "NoSchedule"}]}}}}
+
+
+KARPENTER = "kubernetes:karpenter.sh/v1:NodePool"
+CPU_ONLY = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c7i.2xlarge"]}
+
+
+def test_a_karpenter_requirement_with_an_unknown_part_leaves_what_it_could_decide_unknown():
+    known = read_pool(KARPENTER, _karpenter([CPU_ONLY]))
+    assert (known.is_gpu, known.spot, known.instance_types, known.max_nodes) == (False, False, ["c7i.2xlarge"], 10.0)
+    # An unknown key may be any requirement: the capacity type, the instances, any label.
+    vague = read_pool(KARPENTER, _karpenter([CPU_ONLY, {"key": UNKNOWN, "operator": "In", "values": ["x"]}]))
+    assert (vague.is_gpu, vague.spot, vague.instance_types, vague.labels_partial) == (UNKNOWN, UNKNOWN, UNKNOWN, True)
+    # Unknown values of a label the instance table does not describe leave only that label unknown.
+    label = read_pool(KARPENTER, _karpenter([CPU_ONLY, {"key": "example.com/team", "operator": "In",
+                                                        "values": UNKNOWN}]))
+    assert (label.is_gpu, label.instance_types, label.labels["example.com/team"]) == (False, ["c7i.2xlarge"], UNKNOWN)
+    # An unknown limit is an unknown size, not zero nodes.
+    assert read_pool(KARPENTER, _karpenter([CPU_ONLY], {"cpu": UNKNOWN})).max_nodes is UNKNOWN
+
+
+@pytest.mark.parametrize("bad", [["x"], {"k": "v"}, 3.0, True, None])
+def test_a_karpenter_requirement_of_the_wrong_shape_is_read_not_raised(bad):
+    for field in ("key", "operator", "values"):
+        read_pool(KARPENTER, _karpenter([{**CPU_ONLY, field: bad}]))
+    assert read_pool(EKS, {"capacityType": bad}).spot is False  # mistyped: the default, ON_DEMAND

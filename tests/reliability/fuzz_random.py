@@ -5,7 +5,7 @@ Input ``i`` of a run with seed ``s`` is drawn from ``random.Random(f"{s}:{i}")``
 input a run reports is replayed by its seed and index (``python tests/reliability/fuzz_run.py
 --seed s --start i --count 1``). Inputs go round the resource types the pack reads in turn
 (every type gets its share); a third damage with the preview sentinel only, whose verdicts must
-all be cannot-judge notes (the base stack draws no diagnostic at all, so a violation there is an
+all be cannot-judge notes (the base stack draws no violation at all, so a violation there is an
 unknown turned into one).
 """
 from __future__ import annotations

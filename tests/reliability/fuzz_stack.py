@@ -1,8 +1,9 @@
 """The base stacks the policy fuzzer mutates: what the real components register
 (the reference EKS / GKE platforms) plus one compliant workload of every kind the
-pack reads, and the alert resources it recognises. Against the real pack the
-base produces no diagnostic at all, so anything a mutation brings is the
-mutation's doing.
+pack reads, the alert resources it recognises and one object of every other type a
+reader takes (``other_readers``). Against the real pack the base draws no violation
+(only cannot-judge notes: the training workloads' LocalQueue is not in the stack), so
+any violation a mutation brings is the mutation's doing.
 """
 from __future__ import annotations
 

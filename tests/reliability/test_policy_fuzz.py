@@ -144,6 +144,7 @@ def test_a_random_slice_of_the_counting_fuzzer(pack):
     unknowns only; every outcome counted (crashes, exception text, unknowns turned into violations)."""
     tally = run(pack, BASES, TYPES, SEED, range(SLICE))
     RUNS.append(f"seed {SEED!r}: {tally.summary()}")
+    TRIED.update(tally.per_type)
     assert tally.inputs == SLICE and set(tally.per_type) == {t for _, t in TYPES}
     assert tally.failures == 0, f"seed {SEED!r}: {tally.summary()}\n" + "\n".join(tally.examples)
 
@@ -208,3 +209,41 @@ def test_known_gap(pack, case, type_, name, path, value, expect):
         assert [d for d in diagnostics if _about(d, stack[i])], f"{case}: no verdict"
     else:
         assert [(d.policy, d.message) for d in diagnostics if not d.cannot_judge] == []
+
+
+KARPENTER = "kubernetes:karpenter.sh/v1:NodePool"
+REQUIREMENT = ("spec", "template", "spec", "requirements", 1)  # the jobs pool's instance-type requirement
+QUOTA_NOTE = ("namespace-quota", "ResourceQuota 'p-guardrails-quota-batch-nodepools-quota' in namespace 'batch': "
+              "cannot judge spec.hard during preview: pool 'jobs': its {} is unknown, so the resident and batch "
+              "pools' size is")
+# Issue 26: what the fuzzers found, each with the verdict it gets now: (cloud, type, name, path,
+# value, the notes that must be among the answer's, as (policy, text)). A value of the wrong shape
+# gets an answer (the provider refuses it anyway); an unknown one no violation.
+FOUND = [
+    ("capacity-type-a-list", "aws", "aws:eks/nodeGroup:NodeGroup", "p-jobs", ("capacityType",), ["SPOT"], []),
+    ("capacity-type-a-map", "aws", "aws:eks/nodeGroup:NodeGroup", "p-jobs", ("capacityType",), {"v": "SPOT"}, []),
+    ("accelerator-type-a-list", "gcp", "gcp:container/nodePool:NodePool", "p-infer",
+     ("nodeConfig", "guestAccelerators", 0, "type"), ["nvidia-l4"], []),
+    ("requirement-key-a-list", "karpenter", KARPENTER, "p-jobs-nodepool", (*REQUIREMENT, "key"), ["x"], []),
+    ("requirement-values-a-number", "karpenter", KARPENTER, "p-jobs-nodepool", (*REQUIREMENT, "values"), 3.0, []),
+    ("unknown-karpenter-cpu-limit", "karpenter", KARPENTER, "p-jobs-nodepool", ("spec", "limits", "cpu"),
+     UNKNOWN_WIRE, [(QUOTA_NOTE[0], QUOTA_NOTE[1].format("spec.limits"))]),
+    ("unknown-requirement-key", "karpenter", KARPENTER, "p-jobs-nodepool", (*REQUIREMENT, "key"), UNKNOWN_WIRE,
+     [("gpu-pool-taint", "NodePool 'jobs': cannot judge instanceTypes during preview: whether the pool has GPUs "
+                         "is unknown"),
+      (QUOTA_NOTE[0], QUOTA_NOTE[1].format("spec.template.spec.requirements"))]),
+    ("unknown-dra-alternatives", "gcp", "kubernetes:resource.k8s.io/v1:ResourceClaim", "shared-gpu",
+     ("spec", "devices", "requests", 0, "firstAvailable"), UNKNOWN_WIRE, []),
+]
+
+
+@pytest.mark.parametrize("case, cloud, type_, name, path, value, notes", [pytest.param(*c, id=c[0]) for c in FOUND])
+def test_found_by_the_fuzzers(pack, case, cloud, type_, name, path, value, notes):
+    stack = list(BASES[cloud])
+    i = next(i for i, r in enumerate(stack) if r.type == type_ and r.name == name)
+    stack[i] = replace(stack[i], properties=set_path(stack[i].properties, path, value))
+    diagnostics = judged(pack, stack, {stack[i].urn})
+    if value == UNKNOWN_WIRE:
+        assert [(d.policy, d.message) for d in diagnostics if not d.cannot_judge] == []
+    for policy, text in notes:
+        assert [d for d in diagnostics if d.policy == policy and d.cannot_judge and text in d.message], (policy, text)

@@ -38,9 +38,11 @@ def check_namespace_quota(stack: StackView, settings: Settings) -> Iterator[Find
             yield from _batch_share(stack, key, quotas, settings)
 
 
-# Where each pool type keeps the bound ``max_nodes`` is read from, to name it when unknown.
+# Where each pool type keeps what its size is read from, to name it when unknown.
 _MAX_SIZE_FIELD = {v.TYPE_EKS_NODE_GROUP: "scalingConfig.maxSize", v.TYPE_GKE_NODE_POOL: "autoscaling",
                    v.TYPE_KARPENTER_NODE_POOL: "spec.limits"}
+_INSTANCE_FIELD = {v.TYPE_EKS_NODE_GROUP: "instanceTypes", v.TYPE_GKE_NODE_POOL: "nodeConfig.machineType",
+                   v.TYPE_KARPENTER_NODE_POOL: "spec.template.spec.requirements"}
 
 
 def _capacity(stack: StackView) -> tuple[Any, str]:
@@ -56,7 +58,8 @@ def _capacity(stack: StackView) -> tuple[Any, str]:
     total = {"cpu": 0.0, "memory": 0.0}
     for pool in pools:
         if is_unknown(pool.max_nodes) or is_unknown(pool.instance_types):
-            field = _MAX_SIZE_FIELD.get(pool.type, "size") if is_unknown(pool.max_nodes) else "instance types"
+            field = _INSTANCE_FIELD.get(pool.type, "instance types") if is_unknown(pool.instance_types) \
+                else _MAX_SIZE_FIELD.get(pool.type, "size")
             return UNKNOWN, f"pool '{pool.name}': its {field} is unknown, so the resident and batch pools' size is"
         types = pool.instances
         if not isinstance(pool.max_nodes, (int, float)) or not types or None in types:
