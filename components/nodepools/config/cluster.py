@@ -17,7 +17,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from nodepools.clouds.gcp import PROJECT_ID, region_of
+from nodepools.clouds.gcp import PROJECT_ID, is_region, is_zone, region_of
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
@@ -228,7 +228,7 @@ class GkeClusterConfig(_Cluster):
             if match is None:
                 problems.add("database_encryption_key", f"{key!r} is not a Cloud KMS key name (projects/<p>/"
                              "locations/<l>/keyRings/<r>/cryptoKeys/<k>)", key)
-            elif match["location"] != region_of(self.location):
+            elif (is_region(self.location) or is_zone(self.location)) and match["location"] != region_of(self.location):
                 problems.add("database_encryption_key", f"the key lives in {match['location']!r}; GKE needs it "
                              f"in the cluster's region {region_of(self.location)!r}", key)
 

@@ -14,10 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
-from nodepools.clouds.gcp import PROJECT_ID, is_zone, region_of
+from nodepools.clouds.gcp import PROJECT_ID, is_region, is_zone, region_of
 from nodepools.spec.errors import Problems
 
-_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
 _GCP_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 _GCP_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
@@ -61,7 +60,7 @@ class GkeContext(BaseModel):
         if not PROJECT_ID.match(self.project):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
-        if not (_REGION.match(self.location) or is_zone(self.location)):
+        if not (is_region(self.location) or is_zone(self.location)):
             problems.add("location", f"location {self.location!r} is neither a GCP region (e.g. us-central1) "
                          "nor a zone (e.g. us-central1-a)", self.location)
         else:
