@@ -189,6 +189,9 @@ def test_bad_arguments_register_nothing(aws_pools):
 def test_missing_region_on_eks_registers_nothing(aws_pools):
     assert rejected(lambda: Guardrails("g", ClusterPools(cloud=Cloud.AWS, pools=aws_pools), GuardrailsSpec(),
                                        Cloud.AWS, "demo", None)) == [
+        "k8s_provider: k8s_provider must be a Kubernetes provider (pulumi_kubernetes.Provider, type "
+        "pulumi:providers:kubernetes); got nothing: every in-cluster object is deployed through it, and anything "
+        "else would send them to the default provider's cluster",
         "region: cluster-autoscaler on aws needs the cluster's region (its chart otherwise defaults to us-east-1 "
         "and would find no node groups)",
         # Standalone, the Kubernetes-only component cannot create the default backend's CloudWatch alarms.

@@ -102,3 +102,10 @@ def test_unknowns_where_the_component_takes_outputs_pass_through(construct, bare
     # The other resource's id (the mock engine's), or unknown during the preview: never a default.
     assert len(groups) == 3 and all(isinstance(s, Unknown) if bare else s == "elsewhere-id" for s in first)
     assert [g.inputs["subnetIds"][1:] for g in groups if len(g.inputs["subnetIds"]) > 1] == [["subnet-b"]] * 2
+
+
+def test_gke_refuses_an_unknown_pool_field_and_names_its_own_output_inputs(construct):
+    got = construct("GkePlatform", GKE_WIRE, received=nested(("pools", 1, "maxNodes")))
+    assert got.error.errors == [{"property_path": "pools[1].maxNodes", "reason": NOT_PLAIN.format(
+        path="pools[1].maxNodes", allowed="clusterName, nodeServiceAccount, bootDiskKmsKey")}]
+    assert registered(got) == []

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from nodepools.components.providers import require_kubernetes_provider
+from nodepools.components.providers import kubernetes_provider_problem
 from nodepools.components.validated import ValidatedPlatform
 from nodepools.guardrails.addons import HelmRelease
 from nodepools.guardrails.checks import AlarmRegistrar, addon_problems, alarm_problems, guardrail_problems
@@ -48,13 +48,14 @@ class Guardrails(pulumi.ComponentResource):
                  opts: pulumi.ResourceOptions | None = None, *, validated: ValidatedPlatform | None = None,
                  register_alarms: AlarmRegistrar | None = None,
                  installed_crds: Sequence[pulumi.Resource] = ()) -> None:
-        require_kubernetes_provider(k8s_provider, "k8s_provider", "Guardrails")
+        problems = Problems()
+        if (why := kubernetes_provider_problem(k8s_provider, "k8s_provider")) is not None:
+            problems.add("k8s_provider", why, None)
         if validated is None or not validated.covers_guardrails(pools, spec, Cloud(cloud)):
-            problems = Problems()
             addon_problems(Cloud(cloud), pools, region, problems, spec=spec)
             alarm_problems(spec, Cloud(cloud), register_alarms, problems)
             guardrail_problems(spec, pools.pools, problems, ("spec",))
-            problems.raise_if_any("Guardrails")
+        problems.raise_if_any("Guardrails")
         plan = guardrails_plan(pools, spec, cluster_name, region, autoscaler_role_arn)
         super().__init__(COMPONENT_GUARDRAILS, resource_name, None, opts)
         self.plan = plan
