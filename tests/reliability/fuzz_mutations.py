@@ -102,6 +102,8 @@ DEFAULT_POD_SPEC_PATHS = (("spec",), ("spec", "template"), ("spec", *_POD))
 
 def pod_spec_paths(kind: str) -> list[tuple[Any, ...]]:
     """Every structural path of ``kind``: the containers list and its first entry too."""
+    if kind == "InferenceService":  # the predictor is the pod spec; its ``model`` is the container
+        return [("spec",), ("spec", "predictor"), ("spec", "predictor", "model")]
     paths = list(POD_SPEC_PATHS.get(kind, DEFAULT_POD_SPEC_PATHS))
     return paths + [(*paths[-1], "containers"), (*paths[-1], "containers", 0)]
 

@@ -153,8 +153,11 @@ def other_readers() -> list[PackResource]:
         PackResource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "chat", {
             "metadata": meta("chat", "inference"), "spec": {"predictor": {
                 "minReplicas": 1.0, "maxReplicas": 1.0, "nodeSelector": {v.LABEL_POOL: "infer"},
+                "priorityClassName": "nodepools-gpu-inference",
                 "tolerations": [_toleration(v.TAINT_POOL_CLASS_KEY, "gpu-inference"), _toleration(GPU, "present")],
-                "model": {"modelFormat": {"name": "huggingface"},
+                # The predictor is a workload like any other (docs/design.md section 8): compliant here.
+                "model": {"modelFormat": {"name": "huggingface"}, "readinessProbe": PROBE, "livenessProbe": PROBE,
+                          "startupProbe": {**PROBE, "periodSeconds": 10.0, "failureThreshold": 60.0},
                           "resources": _container("2", "8Gi", 1)["resources"]}}}}),
         PackResource("kubernetes:core/v1:PodTemplate", "warm-template", {
             "metadata": meta("warm", "services"),

@@ -229,8 +229,8 @@ FOUND = [
     ("unknown-karpenter-cpu-limit", "karpenter", KARPENTER, "p-jobs-nodepool", ("spec", "limits", "cpu"),
      UNKNOWN_WIRE, [(QUOTA_NOTE[0], QUOTA_NOTE[1].format("spec.limits"))]),
     ("unknown-requirement-key", "karpenter", KARPENTER, "p-jobs-nodepool", (*REQUIREMENT, "key"), UNKNOWN_WIRE,
-     [("gpu-pool-taint", "NodePool 'jobs': cannot judge instanceTypes during preview: whether the pool has GPUs "
-                         "is unknown"),
+     [("gpu-pool-taint", "NodePool 'jobs': cannot judge spec.template.spec.requirements during preview: whether "
+                         "the pool has GPUs is unknown"),
       (QUOTA_NOTE[0], QUOTA_NOTE[1].format("spec.template.spec.requirements"))]),
     ("unknown-dra-alternatives", "gcp", "kubernetes:resource.k8s.io/v1:ResourceClaim", "shared-gpu",
      ("spec", "devices", "requests", 0, "firstAvailable"), UNKNOWN_WIRE, []),

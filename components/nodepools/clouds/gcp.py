@@ -30,7 +30,6 @@ GPU_MODEL_OF_ACCELERATOR: dict[str, GpuModel] = {
 
 PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]\Z")
 _ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
-_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+\Z")
 
 
 def region_of(location: str) -> str:
@@ -41,10 +40,6 @@ def region_of(location: str) -> str:
 
 def is_zone(location: str) -> bool:
     return bool(_ZONE.match(location))
-
-
-def is_region(location: str) -> bool:
-    return bool(_REGION.match(location))
 
 
 def accelerator_type(model: GpuModel, machine_type: str) -> str | None:

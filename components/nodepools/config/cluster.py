@@ -19,8 +19,8 @@ from typing import ClassVar, Literal
 from pydantic import Field, model_validator
 
 from nodepools.backends.aws.translate import POOL_TAG_KEYS
-from nodepools.clouds.gcp import PROJECT_ID, is_region, is_zone, region_of
-from nodepools.clouds.regions import aws_region_error, aws_tag_problems
+from nodepools.clouds.gcp import PROJECT_ID, region_of
+from nodepools.clouds.regions import aws_region_error, aws_tag_problems, gcp_location_error
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import StrictModel
@@ -242,7 +242,7 @@ class GkeClusterConfig(_Cluster):
             if match is None:
                 problems.add("database_encryption_key", f"{key!r} is not a Cloud KMS key name (projects/<p>/"
                              "locations/<l>/keyRings/<r>/cryptoKeys/<k>)", key)
-            elif (is_region(self.location) or is_zone(self.location)) and match["location"] != region_of(self.location):
+            elif gcp_location_error(self.location) is None and match["location"] != region_of(self.location):
                 problems.add("database_encryption_key", f"the key lives in {match['location']!r}; GKE needs it "
                              f"in the cluster's region {region_of(self.location)!r}", key)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from nodepools.clouds.gcp import is_region, is_zone, region_of
+from nodepools.clouds.gcp import is_zone, region_of
+from nodepools.clouds.regions import gcp_location_error
 from nodepools.config.cluster import EksClusterConfig, GkeClusterConfig
 from nodepools.vocabulary import Cloud
 
@@ -49,7 +50,7 @@ def _gcp(cluster: GkeClusterConfig, setting: Setting) -> list[str]:
     if project is not None and project != cluster.project:
         problems.append(f"gcp:project: {project!r} differs from nodepools:cluster.project {cluster.project!r}; make "
                         "them equal (or leave gcp:project unset: every resource names the cluster's project)")
-    if not (is_region(cluster.location) or is_zone(cluster.location)):
+    if gcp_location_error(cluster.location) is not None:
         return problems  # the location itself is refused, by the cluster's own check
     region = setting("gcp:region")
     if region is not None and region != region_of(cluster.location):

@@ -56,7 +56,7 @@ def from_pulumi() -> StackConfig:
     names = sorted(k for k in {**get_config_env(), **CONFIG.get()} if k.startswith(prefix))
     marked = set(get_config_secret_keys_env())
     secret_keys = [k for k in names if is_config_secret(k) or k in marked]
-    raw = {k[len(prefix):]: _parse(_setting(k)) for k in names}
+    raw = {k[len(prefix):]: _parse(k, _setting(k)) for k in names}
     secrets = {text for k in secret_keys for text in string_leaves(raw[k[len(prefix):]])}
     try:
         config = load_stack_config(raw)

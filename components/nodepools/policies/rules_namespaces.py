@@ -57,12 +57,16 @@ def _capacity(stack: StackView) -> tuple[Any, str]:
     pools = [p.view for p in stack.pools if p.view.pool_class in _BATCH_SHARE_OF]
     total = {"cpu": 0.0, "memory": 0.0}
     for pool in pools:
-        if is_unknown(pool.max_nodes) or is_unknown(pool.instance_types):
-            field = _INSTANCE_FIELD.get(pool.type, "instance types") if is_unknown(pool.instance_types) \
-                else _MAX_SIZE_FIELD.get(pool.type, "size")
+        if is_unknown(pool.instance_types):
+            field = _INSTANCE_FIELD.get(pool.type, "instance types")
             return UNKNOWN, f"pool '{pool.name}': its {field} is unknown, so the resident and batch pools' size is"
         types = pool.instances
-        if not isinstance(pool.max_nodes, (int, float)) or not types or None in types:
+        if not types or None in types:
+            return None, ""  # a type the instance table lacks: only `schedulable` notes it (section 8)
+        if is_unknown(pool.max_nodes):
+            field = _MAX_SIZE_FIELD.get(pool.type, "size")
+            return UNKNOWN, f"pool '{pool.name}': its {field} is unknown, so the resident and batch pools' size is"
+        if not isinstance(pool.max_nodes, (int, float)):
             return None, ""
         total["cpu"] += min(t.vcpu for t in types) * pool.max_nodes
         total["memory"] += min(t.memory_gib for t in types) * 2**30 * pool.max_nodes

@@ -129,8 +129,10 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
             open_ = [f"{p.subject}: " + ("whether it is a device plugin (its chart or image) is unknown until the "
                                          "update runs" if not p.certain and a is not False else w)
                      for p, (a, w) in zip(plugins, answers) if a is not False]
+            # Nothing open among the plugins: the pool's own GPUs are the unknown (``need``).
             yield unknown(ref.res.urn, _subject(ref), "NVIDIA device plugin",
-                          why="whether a device plugin reaches it: " + "; ".join(open_))
+                          why="whether a device plugin reaches it: " + "; ".join(open_) if open_ else
+                          f"whether the pool has GPUs is unknown, and no device plugin lands on it ({why})")
     for plugin in [p for p in plugins if p.certain]:
         for ref in stack.pools:
             if ref.view.is_gpu is not False or not _same_cluster(stack, plugin, ref, one_cluster):
