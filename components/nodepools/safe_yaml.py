@@ -109,6 +109,11 @@ def _text(data: bytes, name: str) -> str:
 def _run(text: str, name: str, method: str) -> Any:
     loader = _BoundedLoader(text, name)
     try:
+        if method == "all":
+            documents = []
+            while loader.check_data():
+                documents.append(loader.get_data())
+            return documents
         return getattr(loader, method)()
     except YamlFileError:
         raise
@@ -123,6 +128,12 @@ def _run(text: str, name: str, method: str) -> Any:
 def loads(text: str | bytes, name: str = "<string>") -> Any:
     """The document of ``text`` (None when empty), within this module's bounds."""
     return _run(_text(text, name) if isinstance(text, bytes) else text, name, "get_single_data")
+
+
+def loads_all(text: str | bytes, name: str = "<string>") -> list[Any]:
+    """Every document of a YAML stream (``---``-separated), within the same bounds for the
+    whole stream."""
+    return _run(_text(text, name) if isinstance(text, bytes) else text, name, "all")
 
 
 def load(path: str | Path) -> Any:

@@ -80,7 +80,8 @@ def read_ray(resource_type: str, spec: Any) -> Read:
     submitter = dig(spec, "submitterPodTemplate")
     if resource_type == TYPE_RAY_JOB and submitter is not None:
         templates.append(template("submitterPodTemplate", submitter, 1.0))
-    return templates, {}
+    on_existing_cluster = cluster is None and dig(spec, "clusterSelector") is not None
+    return templates, ({"runs_no_pods": True} if on_existing_cluster and not templates else {})
 
 
 def read_mpijob(spec: Any) -> Read:

@@ -246,7 +246,7 @@ def read_karpenter(props: dict, urn: str, name: str, view: Callable[..., Any],
         type=v.TYPE_KARPENTER_NODE_POOL, urn=urn, name=pool_name, cluster=UNKNOWN, labels=labels,
         taints=_taints(dig(props, "spec", "template", "spec", "taints")), spot=spot, min_nodes=None,
         max_nodes=_max_nodes(dig(props, "spec", "limits"), largest),
-        instance_types=[largest.name] if largest else (UNKNOWN if unread else _unlisted(requirements)),
+        instance_types=[largest.name] if largest else (UNKNOWN if unread or vague_instances else _unlisted(requirements)),
         gpu_count=gpu_count,
         gpu_model=template_labels.get(v.LABEL_ACCELERATOR) or (largest.gpu_model.value if largest and
                                                               largest.gpu_model else None),

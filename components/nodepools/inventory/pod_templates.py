@@ -67,6 +67,9 @@ class Workload:
     own_gang: GangPolicy | None = None
     # The class when no label gives one (an InferenceService requesting a GPU is gpu-inference).
     default_class: Any = None
+    # Runs no pod of its own by design (a RayJob submitted to an existing cluster), unlike a
+    # workload whose templates are missing or malformed, which is still judged.
+    runs_no_pods: bool = False
 
     @property
     def pod_count(self) -> Any:

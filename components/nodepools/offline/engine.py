@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 import pulumi
-import yaml
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
@@ -43,6 +42,7 @@ from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import run_in_stack
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from nodepools import safe_yaml
 from nodepools.offline.fakes import fake_outputs, preview_outputs
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -156,8 +156,9 @@ YAML_DECODE = "kubernetes:yaml:decode"
 def decode_yaml(text: Any) -> list[Any]:
     """Every object of a YAML stream (empty documents dropped); none when it does not parse."""
     try:
-        return [doc for doc in yaml.safe_load_all(text if isinstance(text, str) else "") if isinstance(doc, dict)]
-    except yaml.YAMLError:
+        return [doc for doc in safe_yaml.loads_all(text if isinstance(text, str) else "", "ConfigFile YAML")
+                if isinstance(doc, dict)]
+    except safe_yaml.YamlFileError:
         return []
 
 

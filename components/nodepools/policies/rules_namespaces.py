@@ -57,6 +57,8 @@ def _capacity(stack: StackView) -> tuple[Any, str]:
     pools = [p.view for p in stack.pools if p.view.pool_class in _BATCH_SHARE_OF]
     total = {"cpu": 0.0, "memory": 0.0}
     for pool in pools:
+        if is_unknown(pool.instance_types) and pool.type == v.TYPE_KARPENTER_NODE_POOL and not pool.labels_partial:
+            return None, ""  # its requirements admit no type of the table: only `schedulable` notes that
         if is_unknown(pool.instance_types):
             field = _INSTANCE_FIELD.get(pool.type, "instance types")
             return UNKNOWN, f"pool '{pool.name}': its {field} is unknown, so the resident and batch pools' size is"

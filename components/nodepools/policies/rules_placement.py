@@ -191,8 +191,8 @@ def check_spot_checkpointing(stack: StackView, settings: Settings) -> Iterator[F
     verdicts = verdicts_by_workload(stack)
     limit = settings.spot_checkpoint_max_seconds
     for ref in stack.workloads:
-        if ref.workload.kind in NODE_AGENT_KINDS:
-            continue
+        if ref.workload.kind in NODE_AGENT_KINDS or not ref.workload.templates:
+            continue  # a workload with no pod template has no pod to lose on spot
         interval = ref.workload.annotation(v.ANNOTATION_CHECKPOINT_INTERVAL)
         seconds = None if is_unknown(interval) else parse_duration_seconds(interval)
         if seconds is not None and seconds <= limit:

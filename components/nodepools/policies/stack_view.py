@@ -148,9 +148,9 @@ class StackView:
     @cached_property
     def workloads(self) -> list[WorkloadRef]:
         """Every workload but warm-capacity placeholders: those are judged by ``schedulable``
-        only (docs/design.md section 9.4), which reads ``all_workloads``. A workload with no pod
-        template runs no pod (a RayJob on an existing cluster): only ``schedulable`` speaks of it."""
-        return [ref for ref in self.all_workloads if not is_placeholder(ref.workload) and ref.workload.templates]
+        only (docs/design.md section 9.4), which reads ``all_workloads``. A workload that runs no
+        pod by design (a RayJob on an existing cluster) is left to ``schedulable`` too."""
+        return [ref for ref in self.all_workloads if not is_placeholder(ref.workload) and not ref.workload.runs_no_pods]
 
     @cached_property
     def all_workloads(self) -> list[WorkloadRef]:
