@@ -63,11 +63,14 @@ test-parity: $(STAMP)
 
 # The policy fuzzer at full size (make test runs a slice of it): the preview sentinel in every
 # position of every resource type the pack reads, then FUZZ_COUNT random inputs (seed FUZZ_SEED,
-# default today's date) through the real pack over gRPC; prints the counts (crashes, exception
-# text in diagnostics, unknowns turned into violations) and fails on any. RELIABILITY.md.
+# default today's date) through the real pack over gRPC, on FUZZ_JOBS workers, stopping after
+# FUZZ_MAX_SECONDS if given; prints the counts (crashes, exception text in diagnostics, unknowns
+# turned into violations) and fails on any. RELIABILITY.md.
 FUZZ_COUNT ?= 100000
+FUZZ_JOBS ?= 1
 fuzz: $(STAMP)
-	nice $(VENV)/bin/python tests/reliability/fuzz_run.py --count $(FUZZ_COUNT) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+	nice $(VENV)/bin/python tests/reliability/fuzz_run.py --count $(FUZZ_COUNT) --jobs $(FUZZ_JOBS) \
+		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) $(if $(FUZZ_MAX_SECONDS),--max-seconds $(FUZZ_MAX_SECONDS))
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py

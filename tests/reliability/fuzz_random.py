@@ -188,9 +188,11 @@ def generate(bases: dict[str, list[PackResource]], types: list[tuple[str, str]],
     cloud, type_ = types[index % len(types)]
     stack = list(bases[cloud])
     unknown_only = rng.randrange(3) == 0
-    picked = [rng.choice([i for i, r in enumerate(stack) if r.type == type_])]
+    # By URN, not registration order (the mock engine's order may differ between processes).
+    order = sorted(range(len(stack)), key=lambda i: stack[i].urn)
+    picked = [rng.choice([i for i in order if stack[i].type == type_])]
     if rng.randrange(6) == 0:
-        picked += rng.sample([i for i in range(len(stack)) if i != picked[0]], rng.randint(1, 3))
+        picked += rng.sample([i for i in order if i != picked[0]], rng.randint(1, 3))
     damage = []
     for i in picked:
         path: list = []

@@ -232,6 +232,9 @@ FOUND = [
      [("gpu-pool-taint", "NodePool 'jobs': cannot judge spec.template.spec.requirements during preview: whether "
                          "the pool has GPUs is unknown"),
       (QUOTA_NOTE[0], QUOTA_NOTE[1].format("spec.template.spec.requirements"))]),
+    # A value of the wrong shape is named, never quoted (it held the sentinel as a key).
+    ("priority-class-a-list", "gcp", "kubernetes:apps/v1:DaemonSet", "agent",
+     ("spec", "template", "spec", "priorityClassName"), ["In", {UNKNOWN_WIRE: [True]}], []),
     ("unknown-dra-alternatives", "gcp", "kubernetes:resource.k8s.io/v1:ResourceClaim", "shared-gpu",
      ("spec", "devices", "requests", 0, "firstAvailable"), UNKNOWN_WIRE, []),
 ]
@@ -245,5 +248,10 @@ def test_found_by_the_fuzzers(pack, case, cloud, type_, name, path, value, notes
     diagnostics = judged(pack, stack, {stack[i].urn})
     if value == UNKNOWN_WIRE:
         assert [(d.policy, d.message) for d in diagnostics if not d.cannot_judge] == []
+    if case == "priority-class-a-list":
+        assert [d.message.split("\n")[1] for d in diagnostics if d.policy == "priority-class-assigned"] == [
+            "DaemonSet 'agent' in namespace 'services': spec.template.spec.priorityClassName: is a list, not a "
+            "PriorityClass name. Fix: set it to one of: nodepools-batch, nodepools-gpu-inference, "
+            "nodepools-gpu-training, nodepools-resident (or a system-* class for node agents)"]
     for policy, text in notes:
         assert [d for d in diagnostics if d.policy == policy and d.cannot_judge and text in d.message], (policy, text)

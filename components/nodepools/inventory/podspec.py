@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools.inventory.quantities import try_quantity
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list, str_map
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, json_type, known_list, str_map
 
 CONTAINER_LISTS = ("initContainers", "containers")
 
@@ -36,12 +36,6 @@ def container_list(spec: Any, key: str = "containers") -> Any:
     return UNKNOWN if is_unknown(raw) else [(i, c) for i, c in enumerate(raw) if isinstance(c, dict)]
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}.get(type(value), "a number")
-
-
 def container_problem(spec: Any) -> Any:
     """Why the API server would reject this pod spec's containers: ``(field, problem)``
     with ``field`` relative to the pod spec; None when they are valid; UNKNOWN when
@@ -61,13 +55,13 @@ def container_problem(spec: Any) -> Any:
                 return key, "no containers" if raw is None else "an empty containers list"
             continue
         if not isinstance(raw, list):
-            return key, f"not a list of containers ({_json_type(raw)})"
+            return key, f"not a list of containers ({json_type(raw)})"
         for i, entry in enumerate(raw):
             name = dig(entry, "name")
             if is_unknown(entry) or is_unknown(name):
                 undecided = True
             elif not isinstance(entry, dict):
-                return f"{key}[{i}]", f"not a container object ({_json_type(entry)})"
+                return f"{key}[{i}]", f"not a container object ({json_type(entry)})"
             elif not isinstance(name, str) or not name:
                 return f"{key}[{i}]", "a container without a name"
     return UNKNOWN if undecided else None

@@ -152,3 +152,11 @@ def has_unknown(value: Any) -> bool:
     if isinstance(value, list):
         return any(has_unknown(x) for x in value)
     return False
+
+
+def json_type(value: Any) -> str:
+    """What a value is, to name in a message instead of quoting it (a value of the wrong shape
+    may hold anything: a secret, the preview sentinel as a key, a megabyte of text)."""
+    if value is None:
+        return "null"
+    return {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}.get(type(value), "a number")

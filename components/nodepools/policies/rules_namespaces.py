@@ -5,7 +5,7 @@ from typing import Any, Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.quantities import try_quantity
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
+from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, json_type
 from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.podpaths import subject, templates
 from nodepools.policies.settings import Settings
@@ -190,8 +190,11 @@ def check_priority_class_assigned(stack: StackView, settings: Settings) -> Itera
             if is_unknown(verdict):
                 yield unknown(ref.res.urn, subject(ref), f"{path}.priorityClassName", ref.namespace)
                 continue
-            problem = (f"names PriorityClass '{name}', which the stack does not define" if name
-                       else "no priorityClassName, so the pod gets the cluster default priority")
+            if isinstance(name, str) and name:
+                problem = f"names PriorityClass '{name}', which the stack does not define"
+            else:  # a value of another shape is named, never quoted
+                problem = f"is {json_type(name)}, not a PriorityClass name" if name else \
+                    "no priorityClassName, so the pod gets the cluster default priority"
             choices = ", ".join(known) if known else "a class defined in this stack"
             yield Finding(ref.res.urn, subject(ref), f"{path}.priorityClassName", problem,
                           f"set it to one of: {choices} (or a system-* class for node agents)", ref.namespace)
