@@ -141,10 +141,10 @@ def _platform(cloud: str) -> tuple[PackResource, ...]:
             for r in run.resources if r.type in KEEP
             and not (r.type == v.TYPE_ASG_TAG and r.name.startswith(("p-web-", "p-infer-")))]
     if cloud in ("aws", "karpenter"):
-        cluster = PackResource(v.TYPE_EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
+        cluster = PackResource(v.TYPE_EKS_CLUSTER, "prod", {"name": "prod", "version": "1.35"})
     else:
         cluster = PackResource(v.TYPE_GKE_CLUSTER, "main", {"name": "main", "location": "us-central1",
-                                                              "minMasterVersion": "1.33"})
+                                                              "minMasterVersion": "1.35"})
     # The pools name their cluster by a plain string; link them as a same-stack cluster would be.
     linked = [replace(r, dependencies=(*r.dependencies, cluster.urn)) if r.type in v.POOL_RESOURCE_TYPES else r
               for r in kept]
