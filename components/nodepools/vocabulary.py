@@ -136,6 +136,12 @@ ANNOTATION_MODEL_MEMORY_GIB = "nodepools.io/model-memory-gib"
 ANNOTATION_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 LABEL_KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
 LABEL_COSCHEDULING_POD_GROUP = "scheduling.x-k8s.io/pod-group"
+# Volcano: pods naming its scheduler join a PodGroup of the size the annotation gives, or the
+# PodGroup an annotation names (volcano-sh/apis pkg/apis/scheduling/v1beta1/labels.go).
+SCHEDULER_VOLCANO = "volcano"
+ANNOTATION_VOLCANO_MIN_MEMBER = "scheduling.volcano.sh/group-min-member"
+ANNOTATIONS_VOLCANO_GROUP_NAME = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
+TYPE_VOLCANO_POD_GROUP = "kubernetes:scheduling.volcano.sh/v1beta1:PodGroup"
 
 # --- quota / resource keys -----------------------------------------------------
 # Only the requests. prefix is enforced for extended resources
@@ -303,3 +309,6 @@ CAPACITY_BUFFER_TYPES = (TYPE_CAPACITY_BUFFER_V1BETA1, TYPE_CAPACITY_BUFFER_V1AL
 HPA_TYPES = ("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler")
 TYPE_KEDA_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 TYPE_KSERVE_INFERENCE_SERVICE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+# Kubeflow Trainer marks the replicated job of a runtime that runs the training step.
+LABEL_TRAINER_STEP = "trainer.kubeflow.org/trainjob-ancestor-step"
+TRAINER_STEP_TRAINER = "trainer"

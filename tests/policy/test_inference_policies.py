@@ -3,7 +3,7 @@ each violation beside its clean twin."""
 import pytest
 
 from karpenter_builders import CAPACITY, ours, req
-from policy_builders import (CLASS, DEPLOYMENT, GPU, UNKNOWN_WIRE, PackResource, container, fired, golden,
+from policy_builders import (CLASS, DEPLOYMENT, GPU, PROBE, UNKNOWN_WIRE, PackResource, container, fired, golden,
                              pod_template, toleration, workload)
 
 HEADROOM, REPAIR = "inference-scale-headroom", "gpu-node-repair"
@@ -154,9 +154,12 @@ def test_a_buffer_whose_template_is_not_in_the_stack_cannot_be_judged(check):
 
 
 def inference_service(low=1.0, high=3.0, labels=None):
+    # A predictor every workload rule passes (its pod is judged like any, docs/design.md section 8).
+    probes = {"readinessProbe": PROBE, "startupProbe": {**PROBE, "periodSeconds": 10.0, "failureThreshold": 60.0}}
     predictor = {"minReplicas": low, "maxReplicas": high, "nodeSelector": {"nodepools.io/pool": "infer"},
-                 "tolerations": INFER_TOLERATIONS, "model": {"modelFormat": {"name": "huggingface"},
-                                                              "resources": container("2", "8Gi", 1)["resources"]}}
+                 "priorityClassName": "nodepools-gpu-inference", "tolerations": INFER_TOLERATIONS,
+                 "model": {"modelFormat": {"name": "huggingface"}, "resources": container("2", "8Gi", 1)["resources"],
+                           **probes}}
     if labels:
         predictor["labels"] = labels
     return PackResource(INFERENCE_SERVICE, "chat", {"metadata": {"name": "chat", "namespace": "inference"},

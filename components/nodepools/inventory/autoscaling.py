@@ -5,8 +5,8 @@ docs/design.md section 9.4 ("Warm capacity objects"):
 - A workload is **autoscaled** when a HorizontalPodAutoscaler (``autoscaling/v2`` or
   ``v1``) or a KEDA ``keda.sh/v1alpha1`` ScaledObject targets it (``spec.scaleTargetRef``:
   kind, name, same namespace; KEDA's kind defaults to Deployment), or when it is a KServe
-  InferenceService whose predictor's ``maxReplicas`` exceeds its ``minReplicas`` (KServe's
-  defaults: minReplicas 1, maxReplicas 0). A target name unknown at preview (the
+  InferenceService whose predictor's ``maxReplicas`` exceeds its ``minReplicas``
+  (``inventory.kserve.predictor_scaling``, the one reader of the predictor). A target name unknown at preview (the
   Deployment's auto-name) is followed through the scaler's dependencies.
 - **Warm sources**: a CapacityBuffer (``autoscaling.x-k8s.io`` v1alpha1 or v1beta1) with
   the pod template of its ``podTemplateRef`` (a PodTemplate of its namespace) or of the
@@ -24,20 +24,9 @@ from typing import Any, Iterable
 
 from nodepools import vocabulary as v
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_str_map
-from nodepools.inventory.workloads import PodTemplate, Workload, read_workload
+from nodepools.inventory.workloads import Workload, read_workload
 
 KEDA_DEFAULT_KIND = "Deployment"
-# KServe ComponentExtensionSpec defaults (serving.kserve.io/v1beta1).
-KSERVE_MIN_REPLICAS, KSERVE_MAX_REPLICAS = 1.0, 0.0
-# Predictor fields that are KServe's, not the pod's: the component extension, the model
-# spec and the framework shortcuts.
-_KSERVE_FIELDS = frozenset({
-    "minReplicas", "maxReplicas", "scaleTarget", "scaleMetric", "scaleMetricType", "containerConcurrency",
-    "timeout", "canaryTrafficPercent", "logger", "batcher", "labels", "annotations", "deploymentStrategy",
-    "autoScaling", "model", "workerSpec", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "pmml",
-    "lightgbm", "paddle", "huggingface"})
-_MODEL_FIELDS = frozenset({"modelFormat", "runtime", "storageUri", "protocolVersion", "runtimeVersion", "storage"})
-KSERVE_CONTAINER = "kserve-container"
 
 
 def is_placeholder(workload: Workload) -> bool:
@@ -112,50 +101,6 @@ def autoscaled_by(workload: Workload, scalers: Iterable[Scaler]) -> tuple[Any, s
             return True, what
     maybe = [what for answer, what in answers if is_unknown(answer)]
     return (UNKNOWN, " or ".join(maybe)) if maybe else (False, "")
-
-
-# --- KServe ------------------------------------------------------------------------------
-
-def _number(value: Any, default: float) -> Any:
-    if is_unknown(value):
-        return UNKNOWN
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
-
-
-def _predictor_spec(predictor: Any) -> Any:
-    """The predictor as a pod spec: its pod fields, and its model as the ``kserve-container``."""
-    if is_unknown(predictor):
-        return UNKNOWN
-    predictor = as_dict(predictor)
-    spec = {k: val for k, val in predictor.items() if k not in _KSERVE_FIELDS}
-    model = predictor.get("model")
-    if is_unknown(model):
-        return UNKNOWN
-    if isinstance(model, dict) and not spec.get("containers"):
-        spec["containers"] = [{"name": KSERVE_CONTAINER, **{k: val for k, val in model.items()
-                                                            if k not in _MODEL_FIELDS}}]
-    return spec
-
-
-def read_inference_service(res: Any) -> tuple[Workload, Any, str] | None:
-    """A KServe InferenceService as a workload (its predictor's pod), whether it is autoscaled
-    (maxReplicas > minReplicas) and how that reads; None for other types."""
-    if res.type != v.TYPE_KSERVE_INFERENCE_SERVICE:
-        return None
-    predictor = dig(res.props, "spec", "predictor")
-    meta = dig(res.props, "metadata")
-    low = _number(dig(predictor, "minReplicas"), KSERVE_MIN_REPLICAS)
-    high = _number(dig(predictor, "maxReplicas"), KSERVE_MAX_REPLICAS)
-    scaled = UNKNOWN if is_unknown(low) or is_unknown(high) else high > low
-    labels, annotations = known_str_map(dig(predictor, "labels")), known_str_map(dig(predictor, "annotations"))
-    template = PodTemplate("predictor", labels, annotations, _predictor_spec(predictor), low)
-    name = dig(meta, "name")
-    workload = Workload(res.type, "InferenceService", res.urn, name if isinstance(name, str) else res.name,
-                        _namespace(res.props), known_str_map(dig(meta, "labels")),
-                        known_str_map(dig(meta, "annotations")), [template], dig(res.props, "spec"))
-    why = "maxReplicas unknown" if is_unknown(scaled) else \
-        f"its predictor scales from minReplicas {low:g} to maxReplicas {high:g}"
-    return workload, scaled, why
 
 
 # --- warm capacity -----------------------------------------------------------------------

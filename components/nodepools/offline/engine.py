@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import pulumi
+import yaml
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
@@ -141,7 +142,23 @@ class _OfflineMocks(pulumi_mocks.Mocks):
 
     def call(self, args: pulumi_mocks.MockCallArgs):
         self._run.invokes.append(Invoke(args.token, dict(args.args)))
+        if args.token == YAML_DECODE:
+            return {"result": decode_yaml(args.args.get("text", ""))}
         return {}
+
+
+# The provider function pulumi-kubernetes' ConfigFile / ConfigGroup (yaml v1) call to split their
+# YAML into objects; answered here as the provider does, so their children are registered offline
+# with the same type tokens the engine sends the pack (docs/design.md section 8).
+YAML_DECODE = "kubernetes:yaml:decode"
+
+
+def decode_yaml(text: Any) -> list[Any]:
+    """Every object of a YAML stream (empty documents dropped); none when it does not parse."""
+    try:
+        return [doc for doc in yaml.safe_load_all(text if isinstance(text, str) else "") if isinstance(doc, dict)]
+    except yaml.YAMLError:
+        return []
 
 
 class _RecordingMonitor(pulumi_mocks.MockMonitor):

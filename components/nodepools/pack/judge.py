@@ -145,5 +145,5 @@ def judge_stack(configured: Iterable[Configured], resources: list[Res], pack: st
         key = (tuple(c.settings.node_label_sources), tuple(c.settings.gpu_device_classes))
         if key not in views:
             views[key] = StackView(resources, label_sources=key[0], gpu_device_classes=key[1])
-        out += diagnostics(c, _check(c, views[key]), pack, secrets)
+        out += diagnostics(c, views[key].explained(_check(c, views[key])), pack, secrets)
     return out

@@ -30,6 +30,7 @@ from nodepools import vocabulary as v
 from nodepools.inventory.dra import DraIndex, read_index
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, known_str_map, plain
+from nodepools.inventory.trainer import training_runtimes
 from nodepools.inventory.workloads import Workload, read_workload
 from nodepools.inventory.tri import Tri
 
@@ -99,6 +100,7 @@ def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[
 
     pools, pool_cluster = [], {}
     workloads, workload_cluster = [], {}
+    runtimes = training_runtimes(items)  # a TrainJob's pods come from its runtime (section 8)
     for r in items:
         pool = read_pool(r.type, r.props, r.urn, r.name)
         if pool is not None:
@@ -109,7 +111,7 @@ def read_stack(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[
                 key = cluster_via_dependencies(by_urn.get(r.provider))
             named = pool.cluster if isinstance(pool.cluster, str) else UNKNOWN
             pool_cluster[r.urn] = named if is_unknown(key) else key
-        workload = read_workload(r.type, r.props, r.urn, r.name)
+        workload = read_workload(r.type, r.props, r.urn, r.name, runtimes)
         if workload is not None:
             workloads.append(workload)
             workload_cluster[r.urn] = cluster_via_dependencies(by_urn.get(r.provider))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools import vocabulary as v
-from nodepools.inventory.gangs import NATIVE, gang_of, pod_group_policies
+from nodepools.inventory.gangs import NATIVE, gang_of, pod_group_policies, volcano_groups
 from nodepools.inventory.kueue import KueueView, read_kueue
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import is_unknown
@@ -147,13 +147,13 @@ def training_report(stack_run: StackRun) -> dict[str, Any]:
                      "topology": _topology(kueue, flavors), "gangs": _atomic(kueue, pool, flavors)})
     stack = StackView(resources)
     reachable = {s.workload.urn: list(s.reachable) for s in stack.report.summaries}
-    groups = pod_group_policies(resources)
+    groups, volcano = pod_group_policies(resources), volcano_groups(resources)
     workloads = []
     for ref in stack.workloads:
-        pods = ref.workload.pod_count
+        pods = ref.workload.gang_pods
         if gang_member(ref, stack.dra) is False or is_unknown(pods) or pods <= 1:
             continue
-        gang = gang_of(ref.workload, groups)
+        gang = gang_of(ref.workload, groups, volcano)
         mechanism = "unknown at preview" if is_unknown(gang.mechanism) else (gang.mechanism or "none")
         workloads.append({"workload": f"{ref.workload.kind} {ref.namespace}/{ref.workload.name}", "pods": pods,
                           "gang": mechanism + (f" ({gang.detail})" if gang.detail else ""),

@@ -78,8 +78,9 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("spot-checkpointing", "A workload that can run on spot declares nodepools.io/checkpoint-interval no longer "
        "than spotCheckpointMax. Fix: checkpoint that often and annotate the pod template.", MEDIUM, A, "stack",
        place.check_spot_checkpointing, ("spotCheckpointMax", "nodeLabelSources"), topic="placement"),
-    _p("gang-scheduling", "A multi-pod GPU training workload uses a gang mechanism (Kueue queue-name, coscheduling "
-       "pod-group, or the native scheduling group). Fix: add kueue.x-k8s.io/queue-name.", MEDIUM, A, "stack",
+    _p("gang-scheduling", "A multi-pod GPU training workload (a multi-node LeaderWorkerSet group too) uses a gang "
+       "mechanism (Kueue queue-name, coscheduling pod-group, the native scheduling group, or Volcano with "
+       "minAvailable covering every pod). Fix: add kueue.x-k8s.io/queue-name.", MEDIUM, A, "stack",
        work.check_gang_scheduling, topic="workloads"),
     _p("model-load-probes", "gpu-inference containers have a readinessProbe and a start-up budget "
        "(initialDelaySeconds + periodSeconds x failureThreshold of the startupProbe, else livenessProbe) no "

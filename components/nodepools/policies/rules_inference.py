@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
-from nodepools.inventory.autoscaling import autoscaled_by, read_inference_service, read_scaler, warm_sources
-from nodepools.inventory.gpu_requests import requests_gpu
-from nodepools.inventory.tri import Tri, and3, not3
+from nodepools.inventory.autoscaling import autoscaled_by, read_scaler, warm_sources
+from nodepools.inventory.kserve import predictor_scaling
+from nodepools.inventory.tri import Tri, and3, not3, or3
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
-from nodepools.inventory.workloads import Workload, resolve_class
+from nodepools.inventory.workloads import Workload
 from nodepools.placement.warm import cold_pools, first_replica_wait, pool_warmth, reach
 from nodepools.policies.base import Finding, Res, subject_of, unknown
 from nodepools.policies.device_plugins import HELM_TYPES, chart_name
@@ -42,21 +42,12 @@ def autoscaled_inference(stack: StackView) -> list[tuple[Res, Workload, Any, Tri
     out = []
     for ref in stack.workloads:
         scaled, by = autoscaled_by(ref.workload, scalers)
+        if ref.workload.type == v.TYPE_KSERVE_INFERENCE_SERVICE and scaled is not True:
+            own, why = predictor_scaling(ref.workload.raw_spec)
+            scaled, by = or3((scaled, own)), (f"its predictor ({why})" if not by else f"{by} or its predictor ({why})")
         member = and3((_class_is_inference(ref.pool_class), scaled))
         if member is not False:
             out.append((ref.res, ref.workload, ref.namespace, member, by))
-    for res in stack.resources:
-        read = read_inference_service(res)
-        if read is None:
-            continue
-        workload, scaled, why = read
-        pool_class = resolve_class(workload, stack.placement_stack.namespace_labels)
-        # An InferenceService with no class that requests a GPU is gpu-inference (section 9.6).
-        inference = requests_gpu(workload.templates[0].spec, stack.placement_stack.dra) if pool_class is None \
-            else _class_is_inference(pool_class)
-        member = and3((inference, scaled))
-        if member is not False:
-            out.append((res, workload, workload.namespace, member, f"its predictor ({why})"))
     return out
 
 
@@ -72,7 +63,7 @@ def check_inference_scale_headroom(stack: StackView, settings: Settings) -> Iter
         verdict = and3((member, cold))
         if verdict is False:
             continue
-        subject, field = subject_of(res.type, res.name, namespace), _field(workload)
+        subject, field = subject_of(res.type, workload.name, namespace), _field(workload)
         if is_unknown(verdict):
             what = f"whether {by} scales it" if is_unknown(member) else \
                 "whether the pools it can land on keep warm capacity, or which pools it lands on"
@@ -92,8 +83,6 @@ def check_inference_scale_headroom(stack: StackView, settings: Settings) -> Iter
 
 
 def _field(workload: Workload) -> str:
-    if workload.kind == "InferenceService":
-        return "spec.predictor"
     return spec_path(workload, workload.templates[0]) if workload.templates else "spec"
 
 

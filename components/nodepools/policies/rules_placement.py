@@ -22,7 +22,7 @@ from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import effective_tolerations, untolerated
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, one_per_resource, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, TEMPLATE_LISTS, spec_path, subject
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, template_list
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
@@ -65,8 +65,10 @@ def _pod_problems(ref: WorkloadRef) -> tuple[list[Finding], bool]:
     """Violations for pod templates the API server would reject (so the workload runs
     nowhere, pools or not), and whether preview cannot tell for some template."""
     workload, undecided = ref.workload, False
+    if not workload.templates and workload.kind == "RayJob":
+        return [], False  # it runs on an existing RayCluster (spec.clusterSelector)
     if not workload.templates:
-        return [Finding(ref.res.urn, subject(ref), TEMPLATE_LISTS.get(workload.kind, "spec"),
+        return [Finding(ref.res.urn, subject(ref), template_list(workload),
                         "declares no pod template, so it runs no pod", "declare at least one pod template with "
                         "a container", ref.namespace)], False
     found = []
@@ -90,7 +92,7 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
     summaries = {s.workload.urn: s for s in stack.report.summaries}
     for ref in stack.all_workloads:  # warm-capacity placeholders too: they must land (section 9.4)
         invalid, undecided = _pod_problems(ref)
-        if invalid:
+        if invalid or not ref.workload.templates:
             yield from invalid
             continue
         summary = summaries[ref.workload.urn]

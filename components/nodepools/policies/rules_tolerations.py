@@ -17,6 +17,7 @@ from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import node_selector, required_node_terms, toleration_entries, tolerations
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown
+from nodepools.inventory.trainer import read_runtime
 from nodepools.inventory.workloads import read_workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
@@ -35,13 +36,15 @@ GPU_NODE_LABELS = (v.LABEL_GPU_PRESENT, v.LABEL_ACCELERATOR, v.LABEL_AWS_ACCELER
 @one_per_resource
 def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Finding]:
     """No toleration with an empty key and Exists, nor Exists on nodepools.io/pool-class."""
-    workload = read_workload(res.type, res.props, res.urn, res.name)
+    # A training runtime holds the pod templates of every TrainJob on it: judged where they are written.
+    workload = read_workload(res.type, res.props, res.urn, res.name) or read_runtime(res.type, res.props, res.urn,
+                                                                                    res.name)
     if workload is None or is_placeholder(workload):  # placeholders: schedulable only (section 9.4)
         return
     agent = approved_node_agent(workload.kind, workload.namespace, settings.node_agent_namespaces)
     if agent is True:
         return
-    who = subject_of(res.type, res.name, workload.namespace)
+    who = subject_of(res.type, workload.name, workload.namespace)
     for template in workload.templates:
         path = f"{spec_path(workload, template)}.tolerations"
         entries = toleration_entries(template.spec)

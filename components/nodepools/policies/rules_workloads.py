@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.dra import DraIndex
-from nodepools.inventory.gangs import gang_of, pod_group_policies
+from nodepools.inventory.gangs import gang_of, pod_group_policies, volcano_groups
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import CONTAINER_LISTS, container_list
 from nodepools.inventory.quantities import try_quantity
@@ -24,9 +24,12 @@ from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
-# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles);
-# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md section 6).
-GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob")
+# Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles,
+# a LeaderWorkerSet's group, a Ray cluster's head and workers; Volcano's Job is a "Job" too);
+# any other kind but a DaemonSet is a gang when its class is gpu-training (docs/design.md
+# sections 6 and 8).
+GANG_KINDS = ("Job", "CronJob", "JobSet", "PyTorchJob", "LeaderWorkerSet", "RayCluster", "RayJob", "MPIJob",
+              "TrainJob")
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 # Kubernetes probe defaults (initialDelaySeconds, periodSeconds, failureThreshold).
 PROBE_DEFAULTS = (0.0, 10.0, 3.0)
@@ -128,34 +131,35 @@ def check_gang_scheduling(stack: StackView, settings: Settings) -> Iterator[Find
     """A multi-pod workload that requests a GPU uses Kueue, coscheduling or the native scheduling
     group (docs/design.md section 6: multi-pod = parallelism, replicated jobs / roles, or a
     gpu-training workload of several pods; DaemonSets are node agents, never a gang)."""
-    pod_groups = pod_group_policies(stack.resources)
+    pod_groups, volcano = pod_group_policies(stack.resources), volcano_groups(stack.resources)
     for ref in stack.workloads:
         workload = ref.workload
         if workload.kind in NODE_AGENT_KINDS:
             continue
-        found = gang_of(workload, pod_groups)
+        found = gang_of(workload, pod_groups, volcano)
         if found.mechanism is not None and not is_unknown(found.mechanism):
             continue
         gang: Tri = UNKNOWN if is_unknown(found.mechanism) else False
         member = gang_member(ref, stack.dra)
         if member is False:
             continue
-        pods = workload.pod_count
+        pods = workload.gang_pods
         field = "metadata.labels"
         if is_unknown(pods):
             yield unknown(ref.res.urn, subject(ref), "pod count (replicas/parallelism)", ref.namespace)
         elif pods > 1 and is_unknown(gang):
-            yield unknown(ref.res.urn, subject(ref), field, ref.namespace, "its gang labels are unknown")
+            yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
+                          f"its gang ({found.detail}) is unknown" if found.detail else "its gang labels are unknown")
         elif pods > 1 and member is not True:
             yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                           "whether it requests a GPU (or its class) is unknown")
         elif pods > 1:
-            what = (f"its native scheduling group {found.detail}" if found.detail else
-                    "no gang label or scheduling group")
+            what = found.why or "no gang label or scheduling group"
+            volcano_fix = f", or {found.fix}" if found.fix else ""
             yield _report(ref, member, field, f"{pods:g} pods requesting GPUs and {what}, so they start one by one: "
                           "a partial gang holds GPUs while it waits for the rest",
                           f"add label {v.LABEL_KUEUE_QUEUE}: <LocalQueue> (Kueue) or "
-                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling)")
+                          f"{v.LABEL_COSCHEDULING_POD_GROUP}: <PodGroup> (coscheduling){volcano_fix}")
 
 
 def model_load_seconds(workload: Workload, settings: Settings) -> Any:

@@ -9,18 +9,19 @@ placement analysis decides (``nodepools.placement.resources``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Iterable
 
 from nodepools.inventory.autoscaling import is_placeholder
 from nodepools.inventory.dra import DraIndex
 from nodepools.inventory.pools import PoolView
+from nodepools.inventory.trainer import training_runtimes
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str_map
 from nodepools.inventory.workloads import Workload, is_workload_type, read_workload
 from nodepools.placement import PlacementReport, analyze_stack
 from nodepools.placement.resources import Stack, read_stack
-from nodepools.policies.base import Res
+from nodepools.policies.base import Finding, Res
 from nodepools import vocabulary as v
 
 UNKNOWN_CLUSTER = "<unknown cluster>"
@@ -153,19 +154,28 @@ class StackView:
     @cached_property
     def all_workloads(self) -> list[WorkloadRef]:
         refs = []
+        runtimes = training_runtimes(self.resources)
         for res in self.resources:
             if not is_workload_type(res.type):
                 continue
-            workload = read_workload(res.type, res.props, res.urn, res.name)
+            workload = read_workload(res.type, res.props, res.urn, res.name, runtimes)
             namespace = self.namespace_of(res)
             refs.append(WorkloadRef(res, workload, namespace, self._resolve_class(workload, namespace)))
         return refs
+
+    def explained(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Cannot-judge findings on a workload whose pods are unknown for a reason of its own
+        (a TrainJob's runtime outside the stack) say that reason, whichever field the rule read."""
+        reasons = {ref.res.urn: ref.workload.why_unknown for ref in self.all_workloads if ref.workload.why_unknown}
+        return [replace(f, problem=reasons[f.urn]) if f.cannot_judge and f.urn in reasons else f for f in findings]
 
     def _resolve_class(self, workload: Workload, namespace: Any) -> Any:
         """docs/design.md section 2: pod template label, else the workload's, else its namespace's."""
         value = workload.label(v.LABEL_WORKLOAD_CLASS)
         if value is None:
             value = self.namespace_class_label(namespace)
+        if value is None:
+            return workload.default_class
         if is_unknown(value):
             return UNKNOWN
         try:
