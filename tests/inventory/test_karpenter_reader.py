@@ -47,9 +47,13 @@ def test_pool_name_and_class_from_our_labels_and_absent_capacity_type_is_on_dema
     assert view.max_nodes is None  # no limits: unbounded
 
 
-def test_no_table_instance_matches_leaves_the_size_unknown():
+def test_no_table_instance_matches_leaves_only_the_size_unknown():
+    # Trainium carries no NVIDIA GPU (docs/design.md section 8): a CPU pool of a family the table lacks.
     view = read_pool(NODE_POOL, props([req("karpenter.k8s.aws/instance-family", "In", "trn1")]))
-    assert view.instance_types is UNKNOWN and view.gpu_count is UNKNOWN
+    assert (view.instance_types, view.gpu_count, view.is_gpu) == (["trn1.*"], 0.0, False)
+    # A GPU family the table lacks: GPU-capable, its GPUs per node unknown.
+    view = read_pool(NODE_POOL, props([req("karpenter.k8s.aws/instance-family", "In", "p5en")]))
+    assert (view.instance_types, view.gpu_count, view.is_gpu) == (["p5en.*"], UNKNOWN, True)
 
 
 def test_admitted_instances_honour_every_operator():

@@ -69,7 +69,8 @@ def test_gpu_toleration_without_gpu_request(check):
     assert fired(diags) == {("gpu-toleration-needs-gpu", fx.urn("nightly")), ("toleration-approval", fx.urn("nightly"))}
     gpu = next(d for d in diags if d.policy == "gpu-toleration-needs-gpu")
     assert gpu.level == "mandatory"
-    assert "tolerates nvidia.com/gpu=present:NoSchedule but requests no nvidia.com/gpu" in gpu.message
+    assert ("tolerates nvidia.com/gpu=present:NoSchedule (spec.jobTemplate.spec.template.spec.tolerations[1]) but "
+            "requests no nvidia.com/gpu") in gpu.message
 
 
 def test_selecting_gpu_nodes_without_gpu_request(check):
@@ -93,8 +94,8 @@ def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
     assert [d.message.split("\n")[1] for d in diags] == [
         "DaemonSet 'dcgm' in namespace 'services': spec.template.spec.tolerations: tolerates 2 taints that are not "
         "of its own class (resident) and that namespace 'services' is not approved for "
-        "(nodepools.io/pool-class=gpu-inference:NoSchedule, "
-        "nvidia.com/gpu=present:NoSchedule). Fix: remove those tolerations, or add 'services' to "
+        "(nodepools.io/pool-class=gpu-inference:NoSchedule at spec.template.spec.tolerations[1], "
+        "nvidia.com/gpu=present:NoSchedule at spec.template.spec.tolerations[0]). Fix: remove those tolerations, or add 'services' to "
         "tolerationApprovals['nodepools.io/pool-class=gpu-inference'], ['nvidia.com/gpu=present'] "
         "(or to nodeAgentNamespaces) in the pack config"]
     assert check(fx, {"toleration-approval": {"nodeAgentNamespaces": ["services"]}}) == []

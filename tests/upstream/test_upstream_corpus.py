@@ -113,11 +113,21 @@ def test_the_gpu_operator_provides_the_plugin(pack, platform):
     missing = pack.check(bare)
     assert sorted((d.policy, d.urn.rsplit("::", 1)[-1]) for d in missing) == [
         ("gpu-device-plugin", "np-aws-dev-inference"), ("gpu-device-plugin", "np-aws-dev-training")]
-    operator = resources(read(entry("config/samples/v1_clusterpolicy.yaml")))
-    assert pack.check(bare + operator) == []
-    disabled = yaml.safe_load(read(entry("config/samples/v1_clusterpolicy.yaml")))
-    disabled["spec"]["devicePlugin"]["enabled"] = False
-    assert len(pack.check(bare + resources(yaml.safe_dump(disabled)))) == 2
+    # The sample leaves daemonsets.tolerations unset: its operands tolerate only nvidia.com/gpu:NoSchedule
+    # (the chart's default), not the GPU pools' class taints (docs/design.md section 8).
+    sample = resources(read(entry("config/samples/v1_clusterpolicy.yaml")))
+    uncovered = pack.check(bare + sample)
+    assert sorted((d.policy, d.urn.rsplit("::", 1)[-1]) for d in uncovered) == [
+        ("gpu-device-plugin", "np-aws-dev-inference"), ("gpu-device-plugin", "np-aws-dev-training")]
+    assert all("ClusterPolicy 'gpu-cluster-policy': does not tolerate nodepools.io/pool-class=gpu-" in d.message
+               for d in uncovered)
+    tolerant = yaml.safe_load(read(entry("config/samples/v1_clusterpolicy.yaml")))
+    tolerant["spec"]["daemonsets"]["tolerations"] = [
+        {"key": "nodepools.io/pool-class", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert pack.check(bare + resources(yaml.safe_dump(tolerant))) == []
+    tolerant["spec"]["devicePlugin"]["enabled"] = False
+    assert len(pack.check(bare + resources(yaml.safe_dump(tolerant)))) == 2
 
 
 def test_gang_scheduling_only_for_gpu_gangs(pack, platform):

@@ -45,20 +45,35 @@ def device_class_is_gpu(props: Any) -> Any:
     return answer
 
 
-def requested_classes(devices: Any) -> Any:
-    """Device class names of a claim spec's ``devices.requests`` (UNKNOWN when any is unknown)."""
+ALL = "All"  # allocationMode All: every matching device of the node
+
+
+def _count(request: Any) -> Any:
+    """GPUs one request (or sub-request) asks for: ``count`` (default 1), ``ALL``, or UNKNOWN."""
+    mode, count = dig(request, "allocationMode"), dig(request, "count", default=1)
+    if is_unknown(mode) or (mode != ALL and is_unknown(count)):
+        return UNKNOWN
+    if mode == ALL:
+        return ALL
+    # A count that is no positive number is refused by the API server's validation; read it as the default.
+    return float(count) if isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0 else 1.0
+
+
+def requested_devices(devices: Any) -> Any:
+    """A claim spec's ``devices.requests``: per request, its alternatives as (device class, count)
+    pairs (``exactly`` is one alternative, ``firstAvailable`` lists several); UNKNOWN when unknown."""
     requests = dig(devices, "requests")
     if is_unknown(requests):
         return UNKNOWN
-    names: list[Any] = []
+    out: list[Any] = []
     for request in as_list(requests):
-        names.append(dig(request, "exactly", "deviceClassName"))
-        alternatives = dig(request, "firstAvailable")
-        names.extend(UNKNOWN if is_unknown(alternatives) else
-                     [dig(a, "deviceClassName") for a in as_list(alternatives)])
-    if any(is_unknown(n) for n in names):
-        return UNKNOWN
-    return [n for n in names if isinstance(n, str)]
+        exactly, alternatives = dig(request, "exactly"), dig(request, "firstAvailable")
+        if is_unknown(request) or is_unknown(exactly) or is_unknown(alternatives):
+            out.append(UNKNOWN)
+            continue
+        options = ([exactly] if exactly is not None else []) + as_list(alternatives)
+        out.append(tuple((dig(o, "deviceClassName"), _count(o)) for o in options))
+    return out
 
 
 @dataclass(frozen=True)
@@ -67,7 +82,8 @@ class DraIndex:
     ``gpuDeviceClasses`` (``extra_gpu_classes``). Built by ``read_index``, never changed after."""
 
     gpu_classes: dict[str, Any] = field(default_factory=dict)  # class name -> True/False/UNKNOWN
-    claims: dict[tuple[str, str], Any] = field(default_factory=dict)  # (namespace, name) -> class names
+    # (namespace, name) -> requested_devices of the claim (or template)
+    claims: dict[tuple[str, str], Any] = field(default_factory=dict)
     templates: dict[tuple[str, str], Any] = field(default_factory=dict)
     extra_gpu_classes: frozenset[str] = frozenset()
 
@@ -92,35 +108,80 @@ def read_index(resources: Iterable[Any], extra_gpu_classes: Iterable[str] = ()) 
         if type_ == v.TYPE_DRA_DEVICE_CLASS:
             index.gpu_classes[name] = device_class_is_gpu(props)
         elif type_ == v.TYPE_DRA_RESOURCE_CLAIM:
-            index.claims[(namespace, name)] = requested_classes(dig(props, "spec", "devices"))
+            index.claims[(namespace, name)] = requested_devices(dig(props, "spec", "devices"))
         else:
-            index.templates[(namespace, name)] = requested_classes(dig(props, "spec", "spec", "devices"))
+            index.templates[(namespace, name)] = requested_devices(dig(props, "spec", "spec", "devices"))
     return index
+
+
+def _claimed(spec: Any, index: DraIndex, namespace: Any) -> Any:
+    """Per device request of the pod's claims, its alternatives; UNKNOWN entries where preview cannot see."""
+    entries = dig(spec, "resourceClaims")
+    if is_unknown(entries):
+        return [UNKNOWN]
+    out: list[Any] = []
+    for entry in as_list(entries):
+        for key, table in (("resourceClaimName", index.claims), ("resourceClaimTemplateName", index.templates)):
+            ref = dig(entry, key)
+            if is_unknown(ref):
+                out.append(UNKNOWN)
+            elif isinstance(ref, str):
+                for requests in [r for (ns, n), r in table.items() if n == ref and namespace in (None, ns)]:
+                    out.extend([UNKNOWN] if is_unknown(requests) else requests)
+    return out
+
+
+def _gpu_alternatives(request: Any, index: DraIndex) -> tuple[list[Any], bool]:
+    """(counts of the GPU alternatives of one request, whether some alternative is undecided)."""
+    if is_unknown(request):
+        return [], True
+    counts, open_ = [], False
+    for name, count in request:
+        verdict = UNKNOWN if is_unknown(name) else (index.is_gpu_class(name) if isinstance(name, str) else False)
+        if verdict is True:
+            counts.append(count)
+        open_ = open_ or is_unknown(verdict)
+    return counts, open_
 
 
 def claims_gpu(spec: Any, index: DraIndex, namespace: Any = None) -> Any:
     """Whether the pod's resource claims target a GPU device class of ``index`` (the stack's):
     True, False or UNKNOWN. A claim the stack does not declare is judged not to (preview
     cannot see it); with ``namespace`` None, claims of any namespace of that name count."""
-    entries = dig(spec, "resourceClaims")
-    if is_unknown(entries):
-        return UNKNOWN
     answer: Any = False
-    for entry in as_list(entries):
-        for key, table in (("resourceClaimName", index.claims), ("resourceClaimTemplateName", index.templates)):
-            ref = dig(entry, key)
-            if is_unknown(ref):
-                answer = UNKNOWN
-            elif isinstance(ref, str):
-                classes = [c for (ns, n), c in table.items() if n == ref and namespace in (None, ns)]
-                for names in classes:
-                    if is_unknown(names):
-                        answer = UNKNOWN
-                        continue
-                    for name in names:
-                        verdict = index.is_gpu_class(name)
-                        if verdict is True:
-                            return True
-                        if is_unknown(verdict):
-                            answer = UNKNOWN
+    for request in _claimed(spec, index, namespace):
+        counts, open_ = _gpu_alternatives(request, index)
+        if counts:
+            return True
+        answer = UNKNOWN if open_ else answer
     return answer
+
+
+@dataclass(frozen=True)
+class GpuClaim:
+    """The GPUs a pod's DRA claims take on one node (docs/design.md sections 8 and 9): at least
+    ``count`` (each GPU request's ``count``, 1 for ``allocationMode: All``, which also takes
+    ``whole_node``), ``open_`` when a claim, class or count preview cannot see may add more."""
+
+    count: float
+    whole_node: bool
+    open_: bool
+
+    def describe(self) -> str:
+        if self.whole_node:
+            return "every GPU of a node"
+        return f"{self.count:g} GPU{'s' if self.count != 1 else ''}"
+
+
+def claimed_gpus(spec: Any, index: DraIndex, namespace: Any = None) -> GpuClaim:
+    """The GPUs the pod's claims take; of several alternatives (``firstAvailable``) the smallest."""
+    total, whole, open_ = 0.0, False, False
+    for request in _claimed(spec, index, namespace):
+        counts, undecided = _gpu_alternatives(request, index)
+        open_ = open_ or undecided or any(is_unknown(c) for c in counts)
+        # Every request takes one device at least, whatever its unknown count.
+        least = [1.0 if c == ALL or is_unknown(c) else c for c in counts]
+        if least:
+            total += min(least)
+            whole = whole or all(c == ALL for c in counts)
+    return GpuClaim(total, whole, open_)

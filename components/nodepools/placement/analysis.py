@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Iterable, Mapping
 
-from nodepools.inventory.dra import DraIndex
+from nodepools.inventory.dra import DraIndex, GpuClaim, claimed_gpus
 from nodepools.inventory.gpu_offer import time_sliced_overrequest
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import has_unknown_resources, node_selector, pod_requests
@@ -36,7 +36,7 @@ from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
 from nodepools.placement.affinity import affinity_matches, selector_matches
-from nodepools.placement.capacity import fits_pool
+from nodepools.placement.capacity import NOT_IN_TABLE, fits_claim, fits_pool
 from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
@@ -79,6 +79,13 @@ class Verdict:
     detail: str
     same_cluster: Tri  # True, or UNKNOWN when the workload's cluster cannot be told
 
+    @property
+    def admitted(self) -> bool:
+        """Taints, selectors and affinity admit it: it fits, or only its size is open because the
+        pool's instance type is not in the table (which ``schedulable`` alone notes, section 8)."""
+        return self.fit is Fit.FITS or (self.fit is Fit.UNKNOWN and self.reason is Reason.SIZE
+                                        and NOT_IN_TABLE in self.detail)
+
 
 def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
     answer, taint = untolerated(effective_tolerations(spec, tolerations(spec)), pool.taints)
@@ -90,25 +97,33 @@ def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
     return True, ""
 
 
-def _size_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
+_NO_CLAIM = GpuClaim(0.0, False, False)
+
+
+def _size_check(spec: dict, pool: PoolView, claim: GpuClaim) -> tuple[Tri, str]:
+    claimed, why = fits_claim(claim, pool)
+    if claimed is False:
+        return False, why
     if has_unknown_resources(spec):
         return UNKNOWN, "resource requests unknown at preview"
     if (overrequest := time_sliced_overrequest(spec, pool)) is not None:
         return False, overrequest
-    return fits_pool(pod_requests(spec), pool)
+    fits = fits_pool(pod_requests(spec), pool)
+    return (claimed, why) if fits[0] is True and claimed is not True else fits
 
 
-def judge(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = (), labels: NodeLabels | None = None
-          ) -> Judgement:
+def judge(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = (), labels: NodeLabels | None = None,
+          claim: GpuClaim = _NO_CLAIM) -> Judgement:
     """One pod spec (plain dict, or UNKNOWN: every check then undecided) against one node of
-    ``pool``, whose nodes also carry unknown labels under ``label_sources`` (nodeLabelSources)."""
+    ``pool``, whose nodes also carry unknown labels under ``label_sources`` (nodeLabelSources);
+    ``claim`` the GPUs its DRA claims take (``inventory.dra.claimed_gpus``)."""
     labels = labels or node_labels(pool, label_sources)
     selector = UNKNOWN if is_unknown(dig(spec, "nodeSelector")) else node_selector(spec)
     checks = (
         (Reason.TAINT, lambda: _taint_check(spec, pool)),
         (Reason.NODE_SELECTOR, lambda: selector_matches(selector, labels)),
         (Reason.AFFINITY, lambda: affinity_matches(required_node_terms(spec), labels)),
-        (Reason.SIZE, lambda: _size_check(spec, pool)),
+        (Reason.SIZE, lambda: _size_check(spec, pool, claim)),
     )
     undecided: Judgement | None = None
     for reason, check in checks:
@@ -198,13 +213,15 @@ def analyze_stack(stack: Stack, label_sources: tuple[str, ...] = ()) -> Placemen
     verdicts: list[Verdict] = []
     summaries: list[Summary] = []
     for workload in stack.workloads:
+        namespace = workload.namespace if isinstance(workload.namespace, str) else None
+        claims = {id(t): claimed_gpus(t.spec, stack.dra, namespace) for t in workload.templates}
         mine = []
         for pool in stack.pools:
             member = stack.member(workload, pool)
             if member is False:
                 continue
             for template in workload.templates:
-                j = judge(template.spec, pool, labels=labels[pool.urn])
+                j = judge(template.spec, pool, labels=labels[pool.urn], claim=claims[id(template)])
                 mine.append(Verdict(workload, template, pool, j.fit, j.reason, j.detail, member))
         verdicts.extend(mine)
         summaries.append(_summarize(stack, workload, mine))

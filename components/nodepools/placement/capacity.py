@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from nodepools.inventory import gpu_offer
+from nodepools.inventory.dra import GpuClaim
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.quantities import GIB
 from nodepools.inventory.values import UNKNOWN, is_unknown
@@ -41,6 +42,9 @@ EVICTION_HARD_MEMORY_BYTES = 100 * MIB
 # (size of the tier, fraction reserved); the last tier is unbounded.
 CPU_TIERS = ((1.0, 0.06), (1.0, 0.01), (2.0, 0.005), (float("inf"), 0.0025))
 MEMORY_TIERS_GIB = ((4.0, 0.25), (4.0, 0.20), (8.0, 0.10), (112.0, 0.06), (float("inf"), 0.02))
+# How a size check says the instance type is absent from the table (the only unknown size
+# other rules than schedulable look past: docs/design.md section 8).
+NOT_IN_TABLE = "is not in the instance table"
 # Requested resources no table entry sizes; judged "fits" (not modelled, see above).
 _NOT_MODELLED = ("ephemeral-storage", "pods")
 
@@ -101,7 +105,9 @@ def node_sizes(pool: PoolView) -> list[NodeSize]:
         entry = lookup(name)
         # One type: the reader's count also covers a GKE accelerator block on a
         # machine type the table lacks (n1 + T4); several types: each its own.
-        gpus = pool.gpu_count if len(types) == 1 else (float(entry.gpu_count) if entry else UNKNOWN)
+        # A pool read as GPU-less (a Karpenter CPU family the table lacks) has none on any type.
+        gpus = pool.gpu_count if len(types) == 1 or pool.gpu_count == 0 else (
+            float(entry.gpu_count) if entry else UNKNOWN)
         if entry is None:
             sizes.append(NodeSize(name, UNKNOWN, UNKNOWN, gpus, pool))
             continue
@@ -139,7 +145,7 @@ def _why_unknown(resource: str, size: NodeSize) -> str:
     if is_unknown(size.instance_type):
         return "instance types unknown at preview: cannot judge size"
     if resource in ("cpu", "memory"):
-        return f"instance type {size.instance_type} is not in the instance table: cannot judge size"
+        return f"instance type {size.instance_type} {NOT_IN_TABLE}: cannot judge size"
     return f"{resource} on {size.instance_type} is not modelled: cannot judge size"
 
 
@@ -153,3 +159,24 @@ def fits_pool(requests: Mapping[str, float], pool: PoolView) -> tuple[Tri, str]:
     if undecided:
         return UNKNOWN, undecided[0]
     return False, answers[0][1]
+
+
+def fits_claim(claim: GpuClaim, pool: PoolView) -> tuple[Tri, str]:
+    """A pod's DRA GPU claims against one node of ``pool`` (docs/design.md section 8): only a GPU
+    pool serves them, with that many GPUs on one node. The node's GPUs are its devices, whatever
+    the device plugin's sharing advertises."""
+    if claim.count <= 0:
+        return (UNKNOWN, "its DRA claims are unknown at preview: cannot judge size") if claim.open_ else (True, "")
+    wants = f"its DRA claims (resourceClaims) ask for {claim.describe()}"
+    if pool.is_gpu is False:
+        return False, f"{wants}, and the pool has no GPU"
+    sizes = node_sizes(pool)
+    if pool.is_gpu is True and any(not is_unknown(s.gpus) and s.gpus >= claim.count for s in sizes):
+        return (UNKNOWN, f"{wants}, and more are unknown at preview: cannot judge size") if claim.open_ else (True, "")
+    unsized = [s for s in sizes if is_unknown(s.gpus)]
+    if pool.is_gpu is True and not unsized:
+        most = max(sizes, key=lambda s: s.gpus)
+        return False, f"{wants}, more than the {most.gpus:g} of one {most.instance_type} node"
+    if unsized and isinstance(unsized[0].instance_type, str):
+        return UNKNOWN, f"instance type {unsized[0].instance_type} {NOT_IN_TABLE}: cannot judge size"
+    return UNKNOWN, "whether the pool has GPUs, or how many per node, is unknown at preview: cannot judge size"

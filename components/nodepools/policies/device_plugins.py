@@ -6,9 +6,11 @@ v4 Chart), a DaemonSet whose container runs the device plugin (the
 the same image also ships ``gpu-feature-discovery``, ``config-manager`` and
 ``mps-control-daemon``, which are not plugins), or the NVIDIA GPU Operator (a
 ``gpu-operator`` release or a ``nvidia.com/v1`` ClusterPolicy), which runs the
-plugin on every GPU node itself unless ``devicePlugin.enabled`` is false
-(NVIDIA/gpu-operator: deployments/gpu-operator/values.yaml). DCGM exporter is
-not a plugin. A release's
+plugin itself unless ``devicePlugin.enabled`` is false, on the GPU nodes it labels
+(``nvidia.com/gpu.present``) and only where its operands' tolerations
+(``daemonsets.tolerations``: ClusterPolicy ``spec``, chart ``values``) cover
+every taint of the pool (docs/design.md section 8). DCGM exporter is not a plugin.
+A release's
 tolerations and node affinity are the chart's defaults unless its values
 replace them (docs/kubernetes-facts.md section 3): tolerations ``CriticalAddonsOnly``
 and ``nvidia.com/gpu`` (Exists, NoSchedule), and a required affinity ORing the
@@ -52,6 +54,10 @@ CHART_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecuti
                            "values": ["NVIDIA"]}]},
     {"matchExpressions": [{"key": v.LABEL_GPU_PRESENT, "operator": "In", "values": [v.LABEL_GPU_PRESENT_VALUE]}]},
 ]}}}
+# The GPU Operator's operands when daemonsets.tolerations is unset: NVIDIA/gpu-operator
+# deployments/gpu-operator/values.yaml@v26.7.0 (10ee5b3638b89e11e949412aafa5ba99279c3721),
+# the same since v26.3.0; a ClusterPolicy without it gets this default too (section 9).
+OPERATOR_TOLERATIONS = [{"key": v.GPU_RESOURCE, "operator": "Exists", "effect": v.TaintEffect.NO_SCHEDULE.value}]
 
 
 @dataclass(frozen=True)
@@ -68,13 +74,18 @@ class DevicePlugin:
 
     def lands_on(self, pool: PoolView, label_sources: tuple[str, ...] = ()) -> tuple[Tri, str]:
         """(whether the plugin's pod lands on the pool's nodes, why not)."""
-        if self.operator:
-            return pool.is_gpu, "" if pool.is_gpu is not False else f"pool '{pool.name}' has no GPU"
         if is_unknown(self.spec):
             return UNKNOWN, "its tolerations and node selection (values) are unknown until the update runs"
         answer, taint = untolerated(tolerations(self.spec), pool.taints)
         if answer is False:
             return False, f"does not tolerate {taint_text(taint)} of pool '{pool.name}'"
+        if self.operator:
+            # It places its operands on the GPU nodes it labels itself.
+            if pool.is_gpu is False:
+                return False, f"pool '{pool.name}' has no GPU"
+            answer = and3((answer, pool.is_gpu))
+            why = "whether its operands tolerate the pool's taints is unknown until the update runs"
+            return answer, "" if answer is True else why
         labels = node_labels(pool, label_sources)
         selector = self.spec.get("nodeSelector")
         chosen, why = selector_matches(selector if is_unknown(selector) else node_selector(self.spec), labels)
@@ -104,7 +115,12 @@ def _from_release(res: Res) -> DevicePlugin | None:
     values = res.props.get("values")
     namespace = res.props.get("namespace") or "default"
     if chart == OPERATOR_CHART:
-        return _operator(res, namespace, dig(values, "devicePlugin", "enabled"), "values.devicePlugin.enabled")
+        # Values files are not read: tolerations they may set stay unknown.
+        operands = dig(values, "daemonsets")
+        if res.props.get("valueYamlFiles") and "tolerations" not in as_dict(operands):
+            operands = UNKNOWN
+        return _operator(res, namespace, dig(values, "devicePlugin", "enabled"), "values.daemonsets.tolerations",
+                         operands)
     spec: Any = UNKNOWN
     if chart == CHART and not is_unknown(values) and not res.props.get("valueYamlFiles"):
         values = as_dict(values)
@@ -114,16 +130,21 @@ def _from_release(res: Res) -> DevicePlugin | None:
                         "values.tolerations/nodeSelector/affinity")
 
 
-def _operator(res: Res, namespace: Any, enabled: Any, field: str) -> DevicePlugin | None:
-    """The GPU Operator, unless its device plugin is disabled."""
+def _operator(res: Res, namespace: Any, enabled: Any, field: str, daemonsets: Any) -> DevicePlugin | None:
+    """The GPU Operator, unless its device plugin is disabled; ``daemonsets`` its operands'
+    settings, read like a pod spec (``tolerations`` unset: the chart's default)."""
     if enabled is False:
         return None
-    return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, UNKNOWN, field,
+    spec = daemonsets if is_unknown(daemonsets) else dict(as_dict(daemonsets))
+    if not is_unknown(spec) and spec.get("tolerations") is None:
+        spec["tolerations"] = OPERATOR_TOLERATIONS
+    return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, spec, field,
                         certain=not is_unknown(enabled), operator=True)
 
 
 def _from_cluster_policy(res: Res) -> DevicePlugin | None:
-    return _operator(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.devicePlugin.enabled")
+    return _operator(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.daemonsets.tolerations",
+                     dig(res.props, "spec", "daemonsets"))
 
 
 def _runs_plugin(container: dict) -> Tri:

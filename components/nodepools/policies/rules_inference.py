@@ -20,7 +20,7 @@ from nodepools.inventory.tri import Tri, and3, not3, or3
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import Workload
 from nodepools.placement.warm import cold_pools, first_replica_wait, pool_warmth, reach
-from nodepools.policies.base import Finding, Res, subject_of, unknown
+from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.device_plugins import HELM_TYPES, chart_name
 from nodepools.policies.podpaths import spec_path
 from nodepools.policies.rules_workloads import model_load_seconds
@@ -51,6 +51,7 @@ def autoscaled_inference(stack: StackView) -> list[tuple[Res, Workload, Any, Tri
     return out
 
 
+@one_per_resource
 def check_inference_scale_headroom(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """An autoscaled gpu-inference workload reaches a pool that keeps warm capacity."""
     candidates = autoscaled_inference(stack)
@@ -120,6 +121,7 @@ def _repair_state(ref: PoolRef, gates: list[tuple[Res, Tri]]) -> tuple[Tri, str,
     return None
 
 
+@one_per_resource
 def check_gpu_node_repair(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """A GPU pool with auto-repair off."""
     gates = karpenter_repair_gates(stack)

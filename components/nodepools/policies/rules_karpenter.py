@@ -77,7 +77,8 @@ def check_training_disruption(stack: StackView, settings: Settings) -> Iterator[
             mine = [x for x in verdicts[ref.workload.urn] if x.template.role == template.role
                     and x.pool.urn in consolidating and x.pool.pool_class in JOB_CLASSES]
             risky = [x for x in mine if definite(x) and consolidating[x.pool.urn] is True]
-            possible = [x for x in mine if maybe(x) or (definite(x) and is_unknown(consolidating[x.pool.urn]))]
+            possible = [x for x in mine if consolidating[x.pool.urn] is not False
+                        and (maybe(x) or (definite(x) and is_unknown(consolidating[x.pool.urn])))]
             protected = _do_not_disrupt(template.annotations)
             if protected is True or not (risky or possible):
                 continue

@@ -25,11 +25,12 @@ from nodepools.policies.waivers import today_utc
 
 
 def _is_resident_pool(pool: PoolView) -> Tri:
-    """Class ``resident``, or unclassed and untainted (the cluster's default pool)."""
+    """Class ``resident``, or unclassed, untainted and GPU-less (the cluster's default pool:
+    docs/design.md section 8; a GPU pool is never one)."""
     cls = pool.pool_class
     if cls is v.PoolClass.RESIDENT:
         return True
-    if cls is not None and not is_unknown(cls):
+    if (cls is not None and not is_unknown(cls)) or pool.is_gpu is True:
         return False
     if is_unknown(pool.taints):
         return UNKNOWN

@@ -42,7 +42,9 @@ def verdicts_by_workload(stack: StackView) -> dict[str, list[Verdict]]:
 
 
 def definite(verdict: Verdict) -> bool:
-    return verdict.fit is Fit.FITS and verdict.same_cluster is True
+    """It lands there: admitted (an instance type absent from the table counts as big enough:
+    only ``schedulable`` notes its size) in its own cluster."""
+    return verdict.admitted and verdict.same_cluster is True
 
 
 def maybe(verdict: Verdict) -> bool:
@@ -53,7 +55,7 @@ def undecided_values(verdicts: list[Verdict]) -> str:
     """Which values preview could not know, per pool: the undecided verdicts' details."""
     parts = dict.fromkeys(f"pool '{x.pool.name}': {x.detail}" if x.fit is Fit.UNKNOWN else
                           f"pool '{x.pool.name}': its cluster is unknown until the update runs"
-                          for x in verdicts if maybe(x))
+                          for x in verdicts if x.fit is not Fit.NO and not (x.fit is Fit.FITS and x.same_cluster is True))
     return "; ".join(parts) or "no pool's verdict is known"
 
 
@@ -102,12 +104,15 @@ def check_schedulable(stack: StackView, settings: Settings) -> Iterator[Finding]
             continue
         if summary.unschedulable is True:
             verdicts = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]
-            stuck = next(t for t in ref.workload.templates
-                         if all(x.fit is Fit.NO for x in verdicts if x.template.role == t.role))
-            yield Finding(ref.res.urn, subject(ref), spec_path(ref.workload, stuck),
-                          "fits no pool of its cluster (" + "; ".join(summary.why_not) + ")",
-                          "tolerate the target pool's taints, select labels its nodes carry, and request at "
-                          "most one node's allocatable", ref.namespace)
+            # Every template that fits nowhere, in one finding (docs/design.md section 8).
+            for stuck in [t for t in ref.workload.templates
+                          if all(x.fit is Fit.NO for x in verdicts if x.template.role == t.role)]:
+                why = [f"{x.pool.name}{'/' + stuck.role if stuck.role else ''}: {x.detail}"
+                       for x in verdicts if x.template.role == stuck.role]
+                yield Finding(ref.res.urn, subject(ref), spec_path(ref.workload, stuck),
+                              "fits no pool of its cluster (" + "; ".join(why) + ")",
+                              "tolerate the target pool's taints, select labels its nodes carry, and request at "
+                              "most one node's allocatable", ref.namespace)
         elif is_unknown(summary.unschedulable) and any(x.workload.urn == ref.workload.urn
                                                       for x in stack.report.verdicts):
             mine = [x for x in stack.report.verdicts if x.workload.urn == ref.workload.urn]

@@ -108,7 +108,8 @@ def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
                       "a GPU pool without a nvidia.com/gpu NoSchedule taint lets pods that request no GPU take "
                       "its nodes", _taint_fix(pool, v.TAINT_GPU_KEY, v.TAINT_GPU_VALUE))
     else:
-        yield unknown(res.urn, _subject(pool), "instanceTypes", why="whether the pool has GPUs is unknown")
+        field = "spec.template.spec.requirements" if pool.type == v.TYPE_KARPENTER_NODE_POOL else "instanceTypes"
+        yield unknown(res.urn, _subject(pool), field, why="whether the pool has GPUs is unknown")
 
 
 @one_per_resource

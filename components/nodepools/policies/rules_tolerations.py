@@ -145,24 +145,27 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
                     yield unknown(ref.res.urn, subject(ref), field, ref.namespace,
                                   f"whether tolerating {taint_text(taint)} is approved")
                     continue
-                unapproved.setdefault(field, []).append(taint)
+                paths = [f"{field}[{i}]" for i, t in toleration_entries(template.spec) if tolerates(t, taint) is True]
+                unapproved.setdefault(field, []).append((taint, paths))
         if unapproved:
             yield _approval_finding(ref, unapproved)
 
 
-def _approval_finding(ref: WorkloadRef, unapproved: dict[str, list[dict]]) -> Finding:
+def _approval_finding(ref: WorkloadRef, unapproved: dict[str, list[tuple[dict, list[str]]]]) -> Finding:
+    """One finding: every unapproved taint, with the paths of the tolerations that tolerate it."""
     own = ref.pool_class.value if ref.pool_class else "unresolved"
-    taints = list({taint_text(t): t for ts in unapproved.values() for t in ts}.values())
+    taints = list({taint_text(t): t for ts in unapproved.values() for t, _ in ts}.values())
     fix_tail = _agent_also(ref.workload.kind) + " in the pack config"
     if len(unapproved) == 1 and len(taints) == 1:
-        [(field, [taint])] = unapproved.items()
+        [(field, [(taint, _)])] = unapproved.items()
         return Finding(ref.res.urn, subject(ref), field,
                        f"tolerates {taint_text(taint)}, which is not a taint of its own class ({own}) and namespace "
                        f"'{ref.namespace}' is not approved for it",
                        f"remove that toleration, or add '{ref.namespace}' to tolerationApprovals"
                        f"['{taint['key']}={taint['value']}']" + fix_tail, ref.namespace)
-    listed = "; ".join(f"{field}: {', '.join(taint_text(t) for t in ts)}" for field, ts in unapproved.items()) \
-        if len(unapproved) > 1 else ", ".join(taint_text(t) for t in taints)
+    def by(ts: list[tuple[dict, list[str]]]) -> str:
+        return ", ".join(f"{taint_text(t)} at {' and '.join(paths)}" if paths else taint_text(t) for t, paths in ts)
+    listed = "; ".join(by(ts) for ts in unapproved.values())
     keys = ", ".join(f"['{t['key']}={t['value']}']" for t in taints)
     return Finding(ref.res.urn, subject(ref), ", ".join(unapproved),
                    f"tolerates {len(taints)} taints that are not of its own class ({own}) and that namespace "
@@ -222,7 +225,9 @@ def check_gpu_toleration_needs_gpu(stack: StackView, settings: Settings) -> Iter
             tols = tolerations(spec)
             why = []
             if not is_unknown(tols):
-                why += [f"tolerates {taint_text(t)}" for t in gpu_taints if _any_tolerates(tols, t) is True]
+                for taint in gpu_taints:
+                    paths = [f"{path}.tolerations[{i}]" for i, t in toleration_entries(spec) if tolerates(t, taint) is True]
+                    why += [f"tolerates {taint_text(taint)} ({' and '.join(paths)})"] if paths else []
             if _selects_gpu_labels(spec) or _selects_gpu_pools(stack, spec):
                 why.append("selects GPU nodes")
             if not why:

@@ -20,7 +20,7 @@ from nodepools.inventory.dra import DraIndex
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.kueue import KueueView, read_kueue
 from nodepools.inventory.values import is_unknown
-from nodepools.policies.base import Finding, unknown
+from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import meta_path, subject
 from nodepools.policies.rules_workloads import gang_member
 from nodepools.policies.settings import Settings
@@ -55,6 +55,7 @@ def _topologies(kueue: KueueView, ref: WorkloadRef, queue: str) -> Any:
     return out
 
 
+@one_per_resource
 def check_training_topology(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Ranks of a topology-scheduled training gang ask for a topology level their Topology has."""
     kueue = read_kueue(stack.resources)

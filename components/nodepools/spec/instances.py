@@ -106,6 +106,37 @@ _TYPES: list[InstanceType] = [
 
 INSTANCE_TYPES: dict[str, InstanceType] = {t.name: t for t in _TYPES}
 
+# EC2 families with NVIDIA GPUs, current and previous generation: the GPU instances of
+# https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html, plus G7 (RTX PRO 4500) and G7e
+# (RTX PRO 6000), launched in 2026 (AWS What's New announcements). Every other
+# family has none: the accelerated families without one are g4ad (AMD Radeon), dl1/dl2q
+# (Habana Gaudi, Qualcomm), f1/f2 (FPGA), inf1/inf2/trn1/trn1n/trn2 (AWS Neuron) and vt1 (Xilinx).
+AWS_NVIDIA_GPU_FAMILIES = frozenset({
+    "g2", "g3", "g3s", "g4dn", "g5", "g5g", "g6", "g6e", "g6f", "gr6", "gr6f", "g7", "g7e",
+    "p2", "p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en",
+})
+# The P6 families are spelled with their GPU: p6-b200, p6-b300, p6e-gb200, ...
+_AWS_NVIDIA_GPU_FAMILY_PREFIXES = ("p6-", "p6e-")
+
+
+def aws_family(instance_type: str) -> str:
+    """``g6.xlarge`` -> ``g6``."""
+    return instance_type.partition(".")[0]
+
+
+def aws_category(family: str) -> str:
+    """Karpenter's ``instance-category``: the family's leading letters (``gr6`` -> ``gr``, ``p6-b200`` -> ``p``)."""
+    return family[:len(family) - len(family.lstrip("abcdefghijklmnopqrstuvwxyz"))]
+
+
+def aws_family_has_nvidia_gpu(family: str) -> bool:
+    return family in AWS_NVIDIA_GPU_FAMILIES or family.startswith(_AWS_NVIDIA_GPU_FAMILY_PREFIXES)
+
+
+def aws_category_has_nvidia_gpu(category: str) -> bool:
+    """Some family of the category has NVIDIA GPUs (``g``, ``gr``, ``p``)."""
+    return category in {aws_category(f) for f in AWS_NVIDIA_GPU_FAMILIES} | {"p"}
+
 
 def lookup(name: str) -> InstanceType | None:
     """The table entry for ``name``, or None when the type is not in the table."""
