@@ -144,7 +144,8 @@ def test_a_cpu_submitter_with_the_gpu_toleration_is_reported(check):
     messages = {d.policy: d.message.split("\n")[1] for d in diags}
     assert messages["gpu-toleration-needs-gpu"].startswith(
         "RayJob 'rayjob' in namespace 'training': spec.submitterPodTemplate.spec.containers[].resources: tolerates "
-        "nvidia.com/gpu=present:NoSchedule and tolerates nodepools.io/pool-class=gpu-training:NoSchedule and selects "
+        "nvidia.com/gpu=present:NoSchedule (spec.submitterPodTemplate.spec.tolerations[1]) and tolerates "
+        "nodepools.io/pool-class=gpu-training:NoSchedule (spec.submitterPodTemplate.spec.tolerations[0]) and selects "
         "GPU nodes but requests no nvidia.com/gpu")
     assert messages["gpu-nodes-gpu-only"].startswith(
         "RayJob 'rayjob' in namespace 'training': spec.submitterPodTemplate.spec: requests no nvidia.com/gpu yet can "

@@ -65,7 +65,11 @@ def dra_llm(fixture):
 
 
 def on_135(fixture):
+    """A cluster new enough for DRA (1.34+) and in standard support on EKS today (1.34 left it on 2026-12-02)."""
     return fixture.edit("prod", lambda p: p.update(version="1.35"))
+
+
+on_134 = on_135  # the name other modules import (DRA's minor); 1.34 itself is out of EKS standard support
 
 
 def test_a_dra_gpu_pod_on_the_gpu_pool_is_compliant_over_grpc(check):
