@@ -69,7 +69,7 @@ def test_every_policy_judges_damaged_custom_resources():
                     property_dependencies=r.property_dependencies) for r in golden().add(runtime()).items]
     for base in BASES:
         # The pod template's own fields, damaged one at a time (a sample of each kind's paths).
-        for path in list(_paths(base.properties))[::7]:
+        for path in list(_paths(base.properties))[::15]:
             res = _res(base, _with(base.properties, path, ["x"]))
             view = StackView(stack + [res])
             for policy in POLICIES:

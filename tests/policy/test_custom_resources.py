@@ -5,8 +5,8 @@ a gang when it is multi-pod and requests GPUs."""
 import copy
 
 import pytest
-from policy_builders import (CLASS, GPU, PROBE, PackResource, container, fired, golden, pod_template, toleration,
-                             workload)
+from policy_builders import (CLASS, GPU, PROBE, UNKNOWN_WIRE, PackResource, container, fired, golden, pod_template,
+                             toleration, workload)
 
 from nodepools.offline.engine import run_program
 
@@ -182,6 +182,43 @@ def _templates(res: PackResource) -> list[dict]:
     return [t for t in found if t]
 
 
+def test_a_ray_job_on_an_existing_cluster_runs_no_pod_of_its_own(check):
+    res = custom("RayJob", edit=lambda spec: (spec.pop("rayClusterSpec"), spec.update(
+        clusterSelector={"ray.io/cluster": "shared"})))
+    assert check(golden().add(res)) == []
+    # A JobSet with no replicated jobs runs nothing either, and says so.
+    empty = workload("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "empty", "training", {"replicatedJobs": []})
+    diags = check(golden().add(empty))
+    assert fired(diags) == {("schedulable", empty.urn)}
+    assert "JobSet 'empty' in namespace 'training': spec.replicatedJobs: declares no pod template" in diags[0].message
+
+
+def test_worker_groups_unknown_at_preview_are_not_judged(check):
+    res = custom("RayCluster", QUEUE, lambda spec: spec.update(workerGroupSpecs=UNKNOWN_WIRE))
+    diags = check(stack(res))
+    assert fired(diags) == set()
+    notes = {d.policy: d.message for d in diags if d.cannot_judge}
+    assert "RayCluster 'raycluster' in namespace 'training': cannot judge spec.workerGroupSpecs[*].template.spec." \
+           "tolerations during preview" in notes["no-blanket-tolerations"]
+    assert "RayCluster 'raycluster' in namespace 'training': cannot judge pod count (replicas/parallelism) during " \
+           "preview" in notes["gang-scheduling"]
+
+
+def test_the_class_comes_from_the_custom_resource_when_its_pod_templates_have_none(check):
+    def unlabel(spec):
+        for replica in spec["mpiReplicaSpecs"].values():
+            replica["template"]["metadata"]["labels"].pop("nodepools.io/workload-class")
+    res = custom("MPIJob", {**QUEUE, "nodepools.io/workload-class": "gpu-training"}, unlabel)
+    res.properties["metadata"]["namespace"] = "default"  # no class there
+    assert fired(check(stack(res))) == set()
+    res.properties["metadata"]["labels"].pop("nodepools.io/workload-class")
+    diags = check(stack(res))
+    assert fired(diags) == {("workload-class-declared", res.urn), ("toleration-approval", res.urn)}
+    declared = next(d for d in diags if d.policy == "workload-class-declared")
+    assert "MPIJob 'mpi' in namespace 'default': spec.mpiReplicaSpecs.Launcher.template.metadata.labels: no " \
+           "nodepools.io/workload-class label on the pod template, the workload or its namespace" in declared.message
+
+
 def test_a_leader_worker_set_of_single_pod_groups_is_no_gang(check):
     """Each group is a gang: size 1 with three replicas is three independent pods."""
     res = custom("LeaderWorkerSet", edit=lambda spec: (spec.update(replicas=3.0),
@@ -252,6 +289,19 @@ def test_train_job_pods_come_from_its_runtime_with_num_nodes_and_resources(check
     assert "train/node: too big for p4d.24xlarge: requests nvidia.com/gpu 16 > allocatable 8" in diags[0].message
 
 
+def test_train_job_pod_template_overrides_reach_its_pods(check):
+    """A runtime without tolerations, the TrainJob's override adding them to the trainer step."""
+    bare = runtime()
+    pod = bare.properties["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod.pop("tolerations")
+    stuck = custom("TrainJob", QUEUE)
+    diags = check(golden().add(bare, stuck))
+    assert fired(diags) == {("schedulable", stuck.urn)}
+    overridden = custom("TrainJob", QUEUE, lambda spec: spec.update(podTemplateOverrides=[
+        {"targetJobs": [{"name": "node"}], "spec": {"tolerations": list(TRAIN_TOLERATIONS)}}]))
+    assert fired(check(golden().add(bare, overridden))) == set()
+
+
 def test_a_train_job_whose_runtime_is_not_in_the_stack_cannot_be_judged(check):
     res = custom("TrainJob", QUEUE, lambda spec: spec.update(runtimeRef={"name": "deepspeed", "kind": RUNTIME[
         RUNTIME.rindex(":") + 1:]}))
@@ -297,16 +347,38 @@ def test_an_inference_service_requesting_a_gpu_is_gpu_inference_and_judged_at_it
            "operator Exists tolerates every taint" in found[0].message
 
 
-def test_a_config_group_rendered_custom_resource_reaches_the_pack(check):
-    """Children of a ConfigGroup carry the same type tokens: the pack judges them like typed resources."""
+def test_an_inference_service_model_is_judged_where_it_is_written(check):
+    """The model becomes the pod's kserve-container; findings on it point at spec.predictor.model."""
+    service = inference_service([toleration(CLASS, "gpu-inference"), toleration(GPU, "present")])
+    model = service.properties["spec"]["predictor"]["model"]
+    model["resources"] = {"requests": {"cpu": "2", "memory": "8Gi", GPU: 1.0}, "limits": {GPU: 1.0}}
+    model.pop("readinessProbe")
+    diags = check(golden().add(service))
+    assert fired(diags) == {("resident-guaranteed-qos", service.urn), ("model-load-probes", service.urn)}
+    messages = {d.policy: d.message.split("\n")[1] for d in diags}
+    assert messages["resident-guaranteed-qos"].startswith(
+        "InferenceService 'chat' in namespace 'inference': spec.predictor.model.resources: not Guaranteed QoS (no "
+        "limits.cpu; no limits.memory)")
+    assert messages["model-load-probes"].startswith(
+        "InferenceService 'chat' in namespace 'inference': spec.predictor.model.readinessProbe: no readinessProbe")
+
+
+@pytest.mark.parametrize("component", ["ConfigGroup", "ConfigFile"])
+def test_a_config_group_rendered_custom_resource_reaches_the_pack(check, tmp_path, component):
+    """Children of a ConfigGroup or ConfigFile carry the same type tokens: the pack judges them like typed
+    resources."""
     import pulumi_kubernetes as k8s
     import yaml
 
     bad = custom("RayJob", edit=lambda spec: the_template("RayJob", spec)["tolerations"].append(BLANKET))
     manifest = yaml.safe_dump({"apiVersion": "ray.io/v1", "kind": "RayJob", **bad.properties})
-    run = run_program(lambda: k8s.yaml.ConfigGroup("ray", yaml=[manifest]))
+    (tmp_path / "ray.yaml").write_text(manifest)
+    if component == "ConfigGroup":
+        run = run_program(lambda: k8s.yaml.ConfigGroup("ray", yaml=[manifest]))
+    else:
+        run = run_program(lambda: k8s.yaml.ConfigFile("ray", file=str(tmp_path / "ray.yaml")))
     child = next(r for r in run.resources if r.type == "kubernetes:ray.io/v1:RayJob")
-    assert child.parent.endswith("kubernetes:yaml:ConfigGroup::ray")
+    assert child.parent.endswith(f"kubernetes:yaml:{component}::ray")
     diags = check(golden().add(runtime()).items + tuple([child]))
     assert {d.policy for d in diags if not d.cannot_judge and d.urn == child.urn} >= {
         "no-blanket-tolerations", "gang-scheduling"}

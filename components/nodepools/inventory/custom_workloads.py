@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools import vocabulary as v
-from nodepools.inventory.pod_templates import VOLCANO, GangPolicy, PodTemplate, count, template, times, \
-    unknown_templates
+from nodepools.inventory.pod_templates import UNKNOWN_ROLE, VOLCANO, GangPolicy, PodTemplate, count, template, \
+    times, unknown_templates
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list
 
 TYPE_LEADER_WORKER_SET = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
@@ -38,7 +38,7 @@ def read_leader_worker_set(spec: Any) -> Read:
     runs the worker template when it has none of its own (leaderworkerset.x-k8s.io/v1)."""
     lwt = dig(spec, "leaderWorkerTemplate")
     if is_unknown(lwt):
-        return unknown_templates(), {"group_pods": UNKNOWN}
+        return unknown_templates("leaderWorkerTemplate.workerTemplate"), {"group_pods": UNKNOWN}
     groups, size = count(dig(spec, "replicas")), count(dig(lwt, "size"))
     leader = dig(lwt, "leaderTemplate")
     worker_role, leader_role = "leaderWorkerTemplate.workerTemplate", "leaderWorkerTemplate.leaderTemplate"
@@ -69,11 +69,11 @@ def read_ray(resource_type: str, spec: Any) -> Read:
     templates: list[PodTemplate] = []
     if cluster is not None:  # a RayJob may run on an existing cluster (clusterSelector) instead
         if is_unknown(cluster):
-            return unknown_templates(), {}
+            return unknown_templates(f"{prefix}{UNKNOWN_ROLE}"), {}
         templates.append(template(f"{prefix}headGroupSpec.template", dig(cluster, "headGroupSpec", "template"), 1.0))
         groups = known_list(dig(cluster, "workerGroupSpecs"))
         if is_unknown(groups):
-            templates += unknown_templates()
+            templates += unknown_templates(f"{prefix}workerGroupSpecs[{UNKNOWN_ROLE}].template")
         else:
             templates += [template(f"{prefix}workerGroupSpecs[{i}].template", dig(g, "template"), _worker_pods(g))
                           for i, g in enumerate(groups)]

@@ -44,6 +44,12 @@ def _predictor_spec(predictor: Any) -> Any:
     return spec
 
 
+def serves_model(raw_spec: Any) -> bool:
+    """The predictor's first container is its ``model`` (no ``containers`` of its own)."""
+    predictor = dig(raw_spec, "predictor")
+    return isinstance(dig(predictor, "model"), dict) and not dig(predictor, "containers")
+
+
 def _replicas(predictor: Any) -> tuple[Any, Any]:
     return (count(dig(predictor, "minReplicas"), KSERVE_MIN_REPLICAS),
             count(dig(predictor, "maxReplicas"), KSERVE_MAX_REPLICAS))

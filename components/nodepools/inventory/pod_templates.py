@@ -123,5 +123,6 @@ def template(role: str, pod_template: Any, pods: Any) -> PodTemplate:
                        spec if is_unknown(spec) else as_dict(spec), pods)
 
 
-def unknown_templates() -> list[PodTemplate]:
-    return [PodTemplate(UNKNOWN_ROLE, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN)]
+def unknown_templates(role: str = UNKNOWN_ROLE) -> list[PodTemplate]:
+    """One template standing for templates preview cannot list (``role`` where they would be)."""
+    return [PodTemplate(role, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN)]

@@ -6,6 +6,7 @@ from typing import Any, Iterator
 from nodepools.inventory.values import UNKNOWN, is_unknown
 
 from nodepools.inventory.custom_workloads import TYPE_VOLCANO_JOB
+from nodepools.inventory.kserve import serves_model
 from nodepools.inventory.workloads import PodTemplate, Workload
 from nodepools.policies.base import subject_of
 from nodepools.policies.stack_view import WorkloadRef
@@ -65,6 +66,13 @@ def spec_path(workload: Workload, template: PodTemplate) -> str:
 def template_list(workload: Workload) -> str:
     """Where a kind lists its pod templates, for a workload that declares none."""
     return _TYPE_TEMPLATE_LISTS.get(workload.type) or TEMPLATE_LISTS.get(workload.kind, "spec")
+
+
+def container_path(workload: Workload, path: str, key: str, index: int) -> str:
+    """A container's path; an InferenceService's model is written at ``spec.predictor.model``."""
+    if workload.kind == "InferenceService" and key == "containers" and index == 0 and serves_model(workload.raw_spec):
+        return "spec.predictor.model"
+    return f"{path}.{key}[{index}]"
 
 
 def meta_path(workload: Workload, template: PodTemplate) -> str:

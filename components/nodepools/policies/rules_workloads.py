@@ -19,7 +19,7 @@ from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknow
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.workloads import Workload
 from nodepools.policies.base import Finding, one_per_resource, unknown
-from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject, templates
+from nodepools.policies.podpaths import NODE_AGENT_KINDS, container_path, meta_path, subject, templates
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
@@ -81,7 +81,7 @@ def _qos_gap(resources: Any) -> Any:
     return "; ".join(gaps)
 
 
-def _qos_blocks(spec: Any, path: str) -> Any:
+def _qos_blocks(workload: Workload, spec: Any, path: str) -> Any:
     """(field, resources) of every block QoS reads, or UNKNOWN when the pod spec or its containers are."""
     if is_unknown(spec):
         return UNKNOWN
@@ -91,7 +91,8 @@ def _qos_blocks(spec: Any, path: str) -> Any:
     lists = {key: container_list(spec, key) for key in CONTAINER_LISTS}
     if any(is_unknown(entries) for entries in lists.values()):
         return UNKNOWN
-    return [(f"{path}.{key}[{i}].resources", c.get("resources")) for key, entries in lists.items() for i, c in entries]
+    return [(f"{container_path(workload, path, key, i)}.resources", c.get("resources"))
+            for key, entries in lists.items() for i, c in entries]
 
 
 @one_per_resource
@@ -102,7 +103,7 @@ def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Itera
         if member is False:
             continue
         for template, path in templates(ref):
-            blocks = _qos_blocks(template.spec, path)
+            blocks = _qos_blocks(ref.workload, template.spec, path)
             if is_unknown(blocks):
                 yield unknown(ref.res.urn, subject(ref), path, ref.namespace, "its pod spec or containers are unknown")
                 continue
@@ -198,7 +199,7 @@ def check_model_load_probes(stack: StackView, settings: Settings) -> Iterator[Fi
                 yield unknown(ref.res.urn, subject(ref), f"{path}.containers", ref.namespace)
                 continue
             for i, container in entries:
-                base = f"{path}.containers[{i}]"
+                base = container_path(ref.workload, path, "containers", i)
                 if is_unknown(container.get("readinessProbe")):
                     yield unknown(ref.res.urn, subject(ref), f"{base}.readinessProbe", ref.namespace)
                 elif not container.get("readinessProbe"):

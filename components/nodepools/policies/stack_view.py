@@ -148,8 +148,9 @@ class StackView:
     @cached_property
     def workloads(self) -> list[WorkloadRef]:
         """Every workload but warm-capacity placeholders: those are judged by ``schedulable``
-        only (docs/design.md section 9.4), which reads ``all_workloads``."""
-        return [ref for ref in self.all_workloads if not is_placeholder(ref.workload)]
+        only (docs/design.md section 9.4), which reads ``all_workloads``. A workload with no pod
+        template runs no pod (a RayJob on an existing cluster): only ``schedulable`` speaks of it."""
+        return [ref for ref in self.all_workloads if not is_placeholder(ref.workload) and ref.workload.templates]
 
     @cached_property
     def all_workloads(self) -> list[WorkloadRef]:
