@@ -8,7 +8,7 @@ from nodepools.offline.analyzer import UNKNOWN_WIRE
 from nodepools.spec.instances import INSTANCE_TYPES, aws_family, aws_family_has_nvidia_gpu
 
 from karpenter_builders import CAPACITY, NODE_POOL, karpenter_golden, k_taint, node_pool, ours, req
-from policy_builders import CLASS, GPU, fired, template_spec
+from policy_builders import CLASS, GPU, golden, template_spec
 
 FAMILY, CATEGORY, TYPE = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-category",
                           "node.kubernetes.io/instance-type")
@@ -120,3 +120,14 @@ def test_requirements_of_any_shape_are_read_without_error(check, requirements):
     pool = node_pool("odd", requirements, labels={CLASS: "batch"}, taints=[k_taint(CLASS, "batch")],
                      limits={"cpu": "8"})
     assert not [d for d in check(karpenter_golden().add(pool)) if d.urn == pool.urn and not d.cannot_judge]
+
+
+def test_a_managed_node_group_of_a_type_the_table_lacks_takes_its_familys_gpu_status(check):
+    # The same reading for EKS node groups: r7g has no GPU, g4dn has NVIDIA T4s.
+    cpu = golden().edit("jobs", lambda p: p.update(instanceTypes=["r7g.2xlarge"]))
+    assert check(cpu) == []
+    gpu = golden().edit("jobs", lambda p: p.update(instanceTypes=["g4dn.xlarge"]))
+    assert messages(check(gpu), "gpu-pool-taint") == [
+        "aws:eks/nodeGroup:NodeGroup 'jobs': taints: a GPU pool without a nvidia.com/gpu NoSchedule taint lets pods "
+        "that request no GPU take its nodes. Fix: add {key: nvidia.com/gpu, value: present, effect: NO_SCHEDULE} to "
+        "taints"]

@@ -2,7 +2,7 @@
 elements gets one finding per policy, listing every element with its path."""
 from nodepools.policies.registry import POLICIES
 
-from policy_builders import CLASS, GPU, JOB, PackResource, container, golden, template_spec, toleration, workload
+from policy_builders import CLASS, GPU, PackResource, container, golden, template_spec, toleration, workload
 from policy_builders import pod_template
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"

@@ -64,7 +64,8 @@ def _instance_labels(t: InstanceType) -> dict[str, Any]:
         "karpenter.k8s.aws/instance-generation": match.group(2) if match else None,
         "karpenter.k8s.aws/instance-cpu": str(t.vcpu),
         "karpenter.k8s.aws/instance-memory": str(int(t.memory_gib * 1024)),
-        _GPU_COUNT: str(t.gpu_count), _GPU_NAME: gpu_name,
+        # Karpenter sets the GPU labels on GPU instances only.
+        _GPU_COUNT: str(t.gpu_count) if t.gpu_count else None, _GPU_NAME: gpu_name,
         _GPU_MANUFACTURER: "nvidia" if t.gpu_count else None,
     }
 

@@ -17,7 +17,7 @@ from nodepools.clouds.taints import TAINT_EFFECT_OF
 from nodepools.clouds.topology import labelled_family
 from nodepools.inventory.karpenter import read_karpenter
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, plain, str_map
-from nodepools.spec.instances import InstanceType, lookup
+from nodepools.spec.instances import InstanceType, aws_family, aws_family_has_nvidia_gpu, lookup
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,10 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
     ami = dig(props, "amiType", default="")
     os = UNKNOWN if is_unknown(ami) or ami == "CUSTOM" else ("windows" if str(ami).startswith("WINDOWS") else "linux")
     gpu_count, gpu_model = _gpu_from_types(types)
+    # A type the table lacks takes its family's GPU status (docs/design.md section 8): only its size is unknown.
+    gpu_family = not is_unknown(types) and any(aws_family_has_nvidia_gpu(aws_family(t)) for t in types)
+    if is_unknown(gpu_count) and not is_unknown(types) and not gpu_family:
+        gpu_count = 0.0
     labels = str_map(props.get("labels"))
     pool_name = props.get("nodeGroupName") if isinstance(props.get("nodeGroupName"), str) else name
     labels = {v.LABEL_EKS_NODEGROUP: pool_name, **labels}
@@ -129,7 +133,7 @@ def _read_eks(props: dict, urn: str, name: str) -> PoolView:
         max_nodes=_number(dig(props, "scalingConfig", "maxSize")),
         instance_types=types, gpu_count=gpu_count,
         gpu_model=labels.get(v.LABEL_ACCELERATOR) or _aws_accelerator_model(labels) or gpu_model,
-        gpu_image=isinstance(ami, str) and ("NVIDIA" in ami or "GPU" in ami),
+        gpu_image=(isinstance(ami, str) and ("NVIDIA" in ami or "GPU" in ami)) or gpu_family,
         os=os, labels_partial=is_unknown(props.get("labels")),
     )
 

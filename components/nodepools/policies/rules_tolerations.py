@@ -130,7 +130,7 @@ def check_toleration_approval(stack: StackView, settings: Settings) -> Iterator[
         agent = approved_node_agent(ref.workload.kind, ref.namespace, settings.node_agent_namespaces)
         if agent is True:
             continue
-        unapproved: dict[str, list[dict]] = {}
+        unapproved: dict[str, list[tuple[dict, list[str]]]] = {}
         for template, path in templates(ref):
             tols = tolerations(template.spec)
             if is_unknown(tols):
