@@ -24,7 +24,8 @@ _DEFAULT_POOL_ON_SPOT = (
 PENDING: dict[str, str] = {
     "kubernetes-sigs/lws:docs/examples/sglang/lws.yaml#fixed": (
         "training-topology judges a gpu-inference LeaderWorkerSet (a cannot-judge note: its LocalQueue "
-        "'inference/serving' is not in the stack); section 9.3 gives it multi-pod GPU training workloads only"),
+        "'inference/serving' is not in the stack): it takes every gang member (issue-23a's gang kinds, LWS "
+        "included whatever its class), but section 9.3 gives it multi-pod GPU training workloads only"),
     "aws/karpenter-provider-aws:examples/v1/spot.yaml": _DEFAULT_POOL_ON_SPOT,
     "aws/karpenter-provider-aws:examples/v1/min-values-family.yaml": _DEFAULT_POOL_ON_SPOT,
 }
