@@ -22,7 +22,7 @@ KINDS = {
     ("batch/v1", "Job"), ("batch/v1", "CronJob"), ("v1", "Pod"),
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
     ("ray.io/v1", "RayCluster"), ("ray.io/v1", "RayJob"), ("ray.io/v1", "RayService"),
-    ("kubeflow.org/v2beta1", "MPIJob"),
+    ("kubeflow.org/v2beta1", "MPIJob"), ("kubeflow.org/v1", "PyTorchJob"), ("jobset.x-k8s.io/v1alpha2", "JobSet"),
     ("trainer.kubeflow.org/v1alpha1", "TrainJob"), ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"),
     ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"),
     ("batch.volcano.sh/v1alpha1", "Job"), ("serving.kserve.io/v1beta1", "InferenceService"),
