@@ -22,7 +22,7 @@ subnet_ids = config.require_object("subnetIds")
 
 # ---- what your stack already has --------------------------------------------------
 cluster = aws.eks.Cluster(
-    "app", role_arn=config.require("clusterRoleArn"), version="1.33",
+    "app", role_arn=config.require("clusterRoleArn"), version="1.35",
     vpc_config={"subnet_ids": subnet_ids, "endpoint_private_access": True, "endpoint_public_access": False})
 issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
 oidc = aws.iam.OpenIdConnectProvider("app-oidc", url=issuer, client_id_lists=["sts.amazonaws.com"])

@@ -96,7 +96,7 @@ def test_cluster_autoscaler_flags_identity_and_placement(aws_pools, fake_cluster
     assert int(values["extraArgs"]["expendable-pods-priority-cutoff"]) == v.AUTOSCALER_PRIORITY_CUTOFF
     assert values["autoDiscovery"] == {"clusterName": "demo", "tags": [
         "k8s.io/cluster-autoscaler/enabled", "k8s.io/cluster-autoscaler/{{ .Values.autoDiscovery.clusterName }}"]}
-    assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.33.6"})
+    assert (values["cloudProvider"], values["awsRegion"], values["image"]) == ("aws", "us-west-2", {"tag": "v1.35.2"})
     assert values["rbac"] == {"serviceAccount": {"create": True, "name": "cluster-autoscaler",
                                                  "annotations": {"eks.amazonaws.com/role-arn": fake_cluster.ROLE_ARN}}}
     # On the system pool (the untainted resident pool), so nothing to tolerate.

@@ -27,10 +27,10 @@ def test_defaults_are_the_documented_ones():
     spec = GuardrailsSpec()
     assert {c.value: n for c, n in spec.namespace_names.items()} == {
         "resident": "services", "batch": "batch", "gpu-inference": "inference", "gpu-training": "training"}
-    assert (spec.batch_quota_share, spec.kubernetes_version, spec.kueue.value) == (0.5, "1.33", "auto")
+    assert (spec.batch_quota_share, spec.kubernetes_version, spec.kueue.value) == (0.5, "1.35", "auto")
     assert spec.charts.model_dump() == {"nvidia_device_plugin": "0.20.0", "cluster_autoscaler": "9.59.0",
                                         "cluster_autoscaler_image": None, "kueue": "0.19.2", "karpenter": "1.14.1"}
-    assert spec.autoscaler_image == "v1.33.6"  # the autoscaler release of the cluster's minor
+    assert spec.autoscaler_image == "v1.35.2"  # the autoscaler release of the cluster's minor
 
 
 def test_namespace_overrides_keep_the_other_defaults():

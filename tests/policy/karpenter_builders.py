@@ -74,5 +74,5 @@ def karpenter_golden() -> Fixture:
     train = ours("train", "gpu-training", req(CAPACITY, "In", "spot"),
                  req("node.kubernetes.io/instance-type", "In", "p4d.24xlarge"), gpu_model="nvidia-a100",
                  limits={"cpu": "192", "memory": "2304Gi", GPU: "16"})
-    cluster = PackResource(EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
+    cluster = PackResource(EKS_CLUSTER, "prod", {"name": "prod", "version": "1.35"})
     return Fixture((cluster, web, jobs, infer, train, device_plugin(), *guardrails(), *workloads()))

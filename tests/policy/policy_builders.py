@@ -207,7 +207,7 @@ def golden() -> Fixture:
     jobs = eks_pool("jobs", "batch", "c6i.2xlarge", lo=0, hi=4)
     infer = eks_pool("infer", "gpu-inference", "g6.xlarge", lo=1, hi=2, gpu_model="nvidia-l4")
     train = eks_pool("train", "gpu-training", "p4d.24xlarge", lo=0, hi=2, spot=True, gpu_model="nvidia-a100")
-    cluster = PackResource(EKS_CLUSTER, "prod", {"name": "prod", "version": "1.33"})
+    cluster = PackResource(EKS_CLUSTER, "prod", {"name": "prod", "version": "1.35"})
     return Fixture((cluster, web, jobs, infer, train, *asg_tags(jobs), *asg_tags(train, 8), device_plugin(),
                     *guardrails(), *workloads()))
 

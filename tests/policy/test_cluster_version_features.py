@@ -4,9 +4,15 @@ import pytest
 from nodepools.offline.analyzer import PackResource
 from nodepools.policies.registry import BY_NAME
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
-from nodepools.spec.kube_versions import END_OF_SUPPORT, FEATURES
+from nodepools.policies.waivers import today_utc
+from nodepools.spec.kube_versions import END_OF_SUPPORT, FEATURES, oldest_in_standard_support
+from nodepools.vocabulary import Cloud
 
 from policy_builders import fired, golden, template_spec
+
+# The fix names the oldest minor in EKS standard support on the day the pack runs (1.35 until
+# 2027-03-27; test_cluster_version_support.py pins the table's answers on fixed days).
+LIVE_EKS = oldest_in_standard_support(Cloud.AWS, today_utc())
 
 DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 
@@ -42,9 +48,13 @@ def version_messages(diags) -> list[str]:
     ("1.28", ["Deployment 'api' in namespace 'services': pod spec.initContainers[0].restartPolicy: uses native "
               "sidecar containers (init container restartPolicy: Always), which needs Kubernetes 1.29; cluster "
               "'prod' runs 1.28. Fix: upgrade cluster 'prod' to 1.29 or newer, or stop using it",
-              "aws:eks/cluster:Cluster 'prod': version: version 1.28 is older than the minimum 1.32. Fix: set "
-              "version to 1.32 or newer (upgrade one minor version at a time)"]),
-    ("1.29", []),
+              "aws:eks/cluster:Cluster 'prod': version: version 1.28 is older than the minimum 1.32 and left EKS "
+              "standard support before 2025-03-23: EKS extended support is billed per cluster-hour. Fix: set "
+              f"version to {LIVE_EKS} or newer (upgrade one minor version at a time)"]),
+    # 1.29 serves sidecars; only its age is reported (the minimum is lowered to 1.28).
+    ("1.29", ["aws:eks/cluster:Cluster 'prod': version: version 1.29 left EKS standard support on 2025-03-23: EKS "
+              f"extended support is billed per cluster-hour. Fix: set version to {LIVE_EKS} or newer (upgrade one "
+              "minor version at a time)"]),
 ])
 def test_native_sidecars_need_129(check, version, expected):
     fixture = with_sidecar(golden()).edit("prod", lambda p: p.update(version=version))
@@ -53,11 +63,14 @@ def test_native_sidecars_need_129(check, version, expected):
 
 
 def test_dra_device_class_on_133_names_the_feature_and_the_version(check):
-    fixture = golden().add(gpu_class(extended=False))
+    fixture = golden().add(gpu_class(extended=False)).edit("prod", lambda p: p.update(version="1.33"))
     assert version_messages(check(fixture)) == [
         "DeviceClass 'gpu': apiVersion: uses Dynamic Resource Allocation (resource.k8s.io/v1), which needs "
-        "Kubernetes 1.34; cluster 'prod' runs 1.33. Fix: upgrade cluster 'prod' to 1.34 or newer, or stop using it"]
-    assert fired(check(fixture.edit("prod", lambda p: p.update(version="1.34")))) == set()
+        "Kubernetes 1.34; cluster 'prod' runs 1.33. Fix: upgrade cluster 'prod' to 1.34 or newer, or stop using it",
+        "aws:eks/cluster:Cluster 'prod': version: version 1.33 left EKS standard support on 2026-07-29: EKS extended "
+        f"support is billed per cluster-hour. Fix: set version to {LIVE_EKS} or newer (upgrade one minor version at "
+        "a time)"]
+    assert fired(check(fixture.edit("prod", lambda p: p.update(version="1.35")))) == set()
 
 
 def test_dra_extended_resource_needs_136(check):

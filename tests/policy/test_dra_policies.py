@@ -64,22 +64,26 @@ def dra_llm(fixture):
     return fixture.edit("llm", change)
 
 
-def on_134(fixture):
-    return fixture.edit("prod", lambda p: p.update(version="1.34"))
+def on_135(fixture):
+    """A cluster new enough for DRA (1.34+) and in standard support on EKS today (1.34 left it on 2026-12-02)."""
+    return fixture.edit("prod", lambda p: p.update(version="1.35"))
+
+
+on_134 = on_135  # the name other modules import (DRA's minor); 1.34 itself is out of EKS standard support
 
 
 def test_a_dra_gpu_pod_on_the_gpu_pool_is_compliant_over_grpc(check):
-    fixture = on_134(dra_llm(golden()).add(GPU_CLASS, claim_template("one-gpu", "inference", "gpu.nvidia.com")))
+    fixture = on_135(dra_llm(golden()).add(GPU_CLASS, claim_template("one-gpu", "inference", "gpu.nvidia.com")))
     assert fired(check(fixture)) == set()
 
 
 def test_the_same_pod_whose_class_is_not_a_gpu_class_is_a_gpu_node_squatter(check):
-    fixture = on_134(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
+    fixture = on_135(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
     llm = fixture.urn("llm")
     assert {p for p, urn in fired(check(fixture)) if urn == llm} == {"gpu-nodes-gpu-only", "gpu-toleration-needs-gpu"}
 
 
 def test_gpu_device_classes_config_makes_a_class_a_gpu_class(check):
-    fixture = on_134(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
+    fixture = on_135(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
     config = {name: {"gpuDeviceClasses": ["fast-nic"]} for name in ("gpu-nodes-gpu-only", "gpu-toleration-needs-gpu")}
     assert fired(check(fixture, config)) == set()

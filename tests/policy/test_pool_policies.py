@@ -26,7 +26,7 @@ def test_second_untainted_resident_pool_in_one_cluster(check):
 
 
 def test_untainted_resident_pools_of_two_clusters_are_fine(check):
-    other = PackResource("aws:eks/cluster:Cluster", "staging", {"name": "staging", "version": "1.33"})
+    other = PackResource("aws:eks/cluster:Cluster", "staging", {"name": "staging", "version": "1.35"})
     fx = golden().add(other, eks_pool("web-staging", "resident", "m6i.xlarge", lo=1, hi=2, cluster="staging"))
     assert fired(check(fx)) == set()
 
@@ -157,8 +157,8 @@ def test_gke_gpu_pool_driver_installation(check, driver, fires):
         assert "nodeConfig.guestAccelerators[0].gpuDriverInstallationConfig.gpuDriverVersion" in diags[0].message
 
 
-@pytest.mark.parametrize("version, minimum, fires", [("1.30", None, True), ("1.33", None, False),
-                                                     ("1.33", "1.34", True), ("1.32.5", None, False)])
+@pytest.mark.parametrize("version, minimum, fires", [("1.30", None, True), ("1.35", None, False),
+                                                     ("1.35", "1.36", True), ("1.35.1", None, False)])
 def test_cluster_version(check, version, minimum, fires):
     fx = golden().edit("prod", lambda p: p.update(version=version))
     config = {"cluster-version": {"minClusterVersion": minimum}} if minimum else None

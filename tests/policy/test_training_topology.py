@@ -122,15 +122,15 @@ def test_a_native_scheduling_group_is_a_gang_on_136(check):
     assert [d for d in diags if d.policy in ("gang-scheduling", "cluster-version", "training-topology")] == []
 
 
-def test_a_native_scheduling_group_on_133_needs_136(check):
-    fx = at("1.33").add(pod_group({"gang": {"minCount": 2.0}}))
+def test_a_native_scheduling_group_on_135_needs_136(check):
+    fx = at("1.35").add(pod_group({"gang": {"minCount": 2.0}}))
     assert sorted(findings(check(fx), "cluster-version")) == [
         "Job 'finetune' in namespace 'training': pod spec.schedulingGroup: uses native gang scheduling (a "
         "scheduling.k8s.io PodGroup, pod spec.schedulingGroup), which needs Kubernetes 1.36; cluster 'prod' runs "
-        "1.33. Fix: upgrade cluster 'prod' to 1.36 or newer, or stop using it",
+        "1.35. Fix: upgrade cluster 'prod' to 1.36 or newer, or stop using it",
         "PodGroup 'finetune-workers' in namespace 'training': apiVersion: uses native gang scheduling (a "
         "scheduling.k8s.io PodGroup, pod spec.schedulingGroup), which needs Kubernetes 1.36; cluster 'prod' runs "
-        "1.33. Fix: upgrade cluster 'prod' to 1.36 or newer, or stop using it"]
+        "1.35. Fix: upgrade cluster 'prod' to 1.36 or newer, or stop using it"]
 
 
 def test_a_basic_pod_group_is_no_gang(check):

@@ -62,7 +62,7 @@ def test_quota_namespace_unknown_makes_namespace_quota_undecided(check):
 def _program(spot, taints, tolerations):
     def program():
         role = aws.iam.Role("node", assume_role_policy="{}")
-        cluster = aws.eks.Cluster("prod", name="prod", role_arn=role.arn, version="1.33",
+        cluster = aws.eks.Cluster("prod", name="prod", role_arn=role.arn, version="1.35",
                                   vpc_config={"subnet_ids": ["subnet-0123456789abcdef0"]})
         # capacity type and taints derived from an output: unknown during preview.
         aws.eks.NodeGroup("infer", cluster_name=cluster.name, node_role_arn=role.arn,

@@ -33,7 +33,7 @@ LABELS = {"jobs": {"labels": {"team": "ml"}}}
 TAINTS = {"jobs": {"taints": [{"key": "example.com/dedicated", "value": "etl"}]}}
 REPAIR_OFF = {"infer": {"repair": {"mode": "off"}}}
 WARM = {"infer": {"warm": {"replicas": 1}}}
-PC, NS, DEPLOYMENT = v.TYPE_PRIORITY_CLASS, v.TYPE_NAMESPACE, "kubernetes:apps/v1:Deployment"
+PC, NS = v.TYPE_PRIORITY_CLASS, v.TYPE_NAMESPACE
 
 # The exact consequence of each edit. EKS updates a node group's scalingConfig,
 # labels and taints in place (UpdateNodegroupConfig); GKE a node pool's autoscaling,
@@ -55,10 +55,16 @@ EXPECTED = {
     # Repair is updated in place on both clouds (EKS UpdateNodegroupConfig, GKE setManagement: section 9.5).
     ("eks", "repair-off"): RunDiff(changed={(NG, "p-infer"): {"nodeRepairConfig.enabled"}}),
     ("gke", "repair-off"): RunDiff(changed={(NP, "p-infer"): {"management.autoRepair"}}),
-    # Warm capacity only adds objects (placeholders at the reference platform's 1.33): no pool changes.
-    ("eks", "warm"): RunDiff(added=[(DEPLOYMENT, "p-guardrails-warm-placeholder-infer"), (NS, "p-guardrails-ns-warm"),
-                                    (QUOTA, "p-guardrails-quota-warm"),
-                                    (PC, "p-guardrails-pc-nodepools-overprovisioning")]),
+    # Warm capacity only adds objects and turns on the autoscaler's buffer controller (the reference
+    # platform's 1.35: cluster-autoscaler v1.35.2 serves CapacityBuffers): no pool changes.
+    ("eks", "warm"): RunDiff(added=[
+        ("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "p-guardrails-crd-capacitybuffers"),
+        ("kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer", "p-guardrails-warm-buffer-infer"),
+        (NS, "p-guardrails-ns-warm"), ("kubernetes:core/v1:PodTemplate", "p-guardrails-warm-template-infer"),
+        (QUOTA, "p-guardrails-quota-warm"), (PC, "p-guardrails-pc-nodepools-overprovisioning")],
+        changed={("kubernetes:helm.sh/v3:Release", "p-guardrails-cluster-autoscaler"): {
+            "values.rbac.additionalRules", "values.extraArgs.capacity-buffer-pod-injection-enabled",
+            "values.extraArgs.capacity-buffer-controller-enabled"}}),
 }
 EDITS = {"size": SIZE, "labels": LABELS, "taints": TAINTS, "repair-off": REPAIR_OFF, "warm": WARM}
 # What the autoscaler owns. GKE would even recreate a pool whose initialNodeCount changed.

@@ -111,8 +111,8 @@ def test_every_chart_is_pinned_to_an_exact_version(eks_up, gke_up, cloud, expect
 
 def test_the_autoscaler_image_is_pinned_to_its_release(eks_up):
     [chart] = [r for r in eks_up.of_type(v.TYPE_HELM_RELEASE) if r.inputs["name"] == "cluster-autoscaler"]
-    # The autoscaler release of the cluster's Kubernetes minor (guardrails default 1.33).
-    assert image_tags(wire(chart)["values"]) == ["v1.33.6"]
+    # The autoscaler release of the cluster's Kubernetes minor (guardrails default 1.35).
+    assert image_tags(wire(chart)["values"]) == ["v1.35.2"]
 
 
 @pytest.mark.parametrize("charts, expected", [

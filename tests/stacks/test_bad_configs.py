@@ -43,7 +43,7 @@ CORPUS = [
     ("guardrail out of range", "aws-dev", key("nodepools:guardrails", {"batch_quota_share": 0.8}),
      "nodepools:guardrails.batch_quota_share: batch_quota_share must be between 0.40 and 0.60"),
     ("guardrail version differs from the cluster", "aws-dev", key("nodepools:guardrails", {"kubernetes_version": "1.34"}),
-     "nodepools:guardrails.kubernetes_version: guardrails.kubernetes_version '1.34' differs from the cluster's '1.33'"),
+     "nodepools:guardrails.kubernetes_version: guardrails.kubernetes_version '1.34' differs from the cluster's '1.35'"),
     # Rules of one cloud, checked by its pool target before the cluster registers.
     ("EKS pools are placed by subnets, not zones", "aws-dev", pool(1, zones=["us-west-2a"]),
      "nodepools:pools[1].zones: zones are not used on EKS"),

@@ -27,9 +27,9 @@ def test_the_plan_shows_warm_pools_and_each_model_servers_wait(capsys, tmp_path)
     headroom = json.loads(out)["headroom"]
     assert code == 0
     assert headroom["pools"] == [{
+        # aws-dev runs 1.35: cluster-autoscaler v1.35.2 serves CapacityBuffers (v1beta1).
         "pool": "np-aws-dev-inference", "warm": True, "slots": 1.0,
-        "held_by": "placeholder Deployment 'nodepools-warm-inference' in namespace 'nodepools-warm' "
-                   "(PriorityClass nodepools-overprovisioning -9, preemptionPolicy Never)"}]
+        "held_by": "CapacityBuffer 'nodepools-warm-inference' in namespace 'nodepools-warm'"}]
     # The example server loads its model in 240s (nodepools.io/model-load-seconds).
     assert headroom["servers"] == [{
         "workload": "llm-server", "kind": "Deployment", "namespace": "inference",

@@ -36,7 +36,7 @@ def test_aws_dev_creates_a_private_encrypted_cluster_with_irsa(runs):
     assert cluster.inputs["encryptionConfig"]["resources"] == ["secrets"]
     assert cluster.inputs["accessConfig"] == {"authenticationMode": "API",
                                               "bootstrapClusterCreatorAdminPermissions": False}
-    assert (cluster.inputs["version"], cluster.inputs["deletionProtection"]) == ("1.33", False)
+    assert (cluster.inputs["version"], cluster.inputs["deletionProtection"]) == ("1.35", False)
     assert run.named("np-aws-dev-secrets").inputs["enableKeyRotation"] is True
     assert run.named("np-aws-dev-oidc").inputs["clientIdLists"] == ["sts.amazonaws.com"]
     provider = run.named("np-aws-dev-k8s")

@@ -10,6 +10,7 @@ import yaml
 
 from corpus import VENDORED, HERE, entries, read, resources, vendored_path, verdicts
 from nodepools.policies.config import spread
+from section8 import vendored_files as section8_files
 
 ENTRIES = entries()
 PLUGIN = "NVIDIA/k8s-device-plugin"
@@ -40,7 +41,7 @@ def test_the_index_pins_and_vendors_every_manifest_with_its_license():
     for e in ENTRIES:
         assert f"{e.repo}/{e.path}" in notice and e.commit in notice, e.id
     vendored_files = {p.relative_to(VENDORED).as_posix() for p in VENDORED.rglob("*") if p.is_file()}
-    assert vendored_files == {f"{e.repo}/{e.path}" for e in ENTRIES}
+    assert vendored_files == {f"{e.repo}/{e.path}" for e in ENTRIES} | section8_files()
     assert {e.category for e in ENTRIES} >= {"device-plugin", "node-agent", "pytorchjob", "gpu-inference",
                                              "gpu-operator", "jobset"}
 

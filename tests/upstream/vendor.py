@@ -1,5 +1,5 @@
-"""Copy the manifests of index.yaml into vendored/, unmodified, from git clones of their
-repositories, at each entry's pinned commit. Run it after adding an entry to the index
+"""Copy the manifests of index.yaml and section8.yaml into vendored/, unmodified, from git clones
+of their repositories, at each entry's pinned commit. Run it after adding an entry to the index
 (then add the file to NOTICE.md, and record its verdicts with record.py):
 
     python tests/upstream/vendor.py --git NVIDIA/k8s-device-plugin=PATH [--git OWNER/REPO=PATH ...]
@@ -16,7 +16,15 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import entries, vendored_path  # noqa: E402
+from corpus import VENDORED, entries, vendored_path  # noqa: E402
+from section8 import cases  # noqa: E402
+
+
+def pinned() -> list[tuple[str, str, str, Path]]:
+    """(repo, commit, path, destination) of every file either corpus needs, each once."""
+    out = {(e.repo, e.commit, e.path, vendored_path(e)) for e in entries()}
+    out |= {(c.repo, c.commit, p, VENDORED / c.repo / p) for c in cases() for p in c.files}
+    return sorted(out)
 
 
 def upstream(git_dir: Path, commit: str, path: str) -> bytes:
@@ -32,16 +40,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     clones = dict(item.split("=", 1) for item in args.git)
     try:
-        for entry in entries():
-            if entry.repo not in clones:
+        for repo, commit, path, dest in pinned():
+            if repo not in clones:
                 continue
-            data, dest = upstream(Path(clones[entry.repo]), entry.commit, entry.path), vendored_path(entry)
+            data = upstream(Path(clones[repo]), commit, path)
             if dest.is_file() and dest.read_bytes() != data:
-                raise ValueError(f"{dest} differs from {entry.repo}@{entry.commit}: vendored files stay unmodified")
+                raise ValueError(f"{dest} differs from {repo}@{commit}: vendored files stay unmodified")
             if not dest.is_file():
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(data)
-                print("vendored", entry.id)
+                print("vendored", f"{repo}:{path}")
     except ValueError as err:
         print(f"vendor: {err}", file=sys.stderr)
         return 2

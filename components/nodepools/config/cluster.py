@@ -4,7 +4,7 @@ Pure pydantic (no provider SDK): ``nodepools.config.eks`` and ``.gke`` turn thes
 into resources. Everything a cluster needs comes from config, never from a
 provider data source, so a stack previews without credentials.
 
-Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.33``; EKS public
+Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.35``; EKS public
 endpoint off; GKE private nodes and private endpoint on, release channel
 ``REGULAR``; ``deletion_protection`` on; ``system_nodes`` none (attach mode only:
 the nodes the cluster already runs its add-ons on, so the stack may declare no
@@ -41,7 +41,7 @@ _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
 _KMS_KEY = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+")
 
 Mode = Literal["create", "attach"]
-DEFAULT_KUBERNETES_VERSION = "1.33"
+DEFAULT_KUBERNETES_VERSION = "1.35"
 
 
 class _Cluster(StrictModel):

@@ -135,7 +135,7 @@ class GuardrailsSpec(_Strict):
       GPU class's namespace exists when the cluster has a pool of that class.
     - ``batch_quota_share`` (default 0.5, allowed 0.40-0.60): the batch namespace's
       cpu/memory quota as a share of the resident and batch pools' capacity.
-    - ``kubernetes_version`` (default "1.33"): the schema version objects are built for.
+    - ``kubernetes_version`` (default "1.35"): the schema version objects are built for.
     - ``kueue`` (default ``auto``), ``kueue_pods_ready_timeout_minutes`` (default 20:
       longer than a GPU node's scale-from-zero, so a gang is not evicted while its
       nodes boot).
@@ -152,7 +152,7 @@ class GuardrailsSpec(_Strict):
 
     namespaces: dict[PoolClass, str] = Field(default_factory=dict)
     batch_quota_share: RealNumber = 0.5
-    kubernetes_version: str = "1.33"
+    kubernetes_version: str = "1.35"
     kueue: KueueMode = KueueMode.AUTO
     kueue_pods_ready_timeout_minutes: WholeNumber = Field(20, ge=1, le=1440)
     alerts: AlertsSpec = Field(default_factory=AlertsSpec)

@@ -94,7 +94,7 @@ class Guardrails(TypedDict):
     """The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity,
     0.40 to 0.60. Default: 0.5."""
     kubernetes_version: NotRequired[str]
-    """The cluster's Kubernetes minor, one of 1.32, 1.33, 1.34, 1.35, 1.36. Default: 1.33."""
+    """The cluster's Kubernetes minor, one of 1.32, 1.33, 1.34, 1.35, 1.36. Default: 1.35."""
     kueue: NotRequired[str]
     """One of auto (install Kueue when there is a gpu-training pool), on, off. Default: auto."""
     kueue_pods_ready_timeout_minutes: NotRequired[int]

@@ -43,7 +43,7 @@ _FAKES = {
         "endpoint": f"https://{name}.gr7.{_REGION}.eks.amazonaws.com",
         "certificateAuthority": {"data": "LS0tLS1CRUdJTi1GQUtFLUNBLS0tLS0="},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{_REGION}.amazonaws.com/id/FAKE"}]}],
-        "version": inputs.get("version", "1.33"),
+        "version": inputs.get("version", "1.35"),
         "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": "sg-0fake0cluster000001"},
     },
     "aws:iam/role:Role": lambda name, inputs: {"arn": f"arn:aws:iam::{_ACCOUNT}:role/{name}"},

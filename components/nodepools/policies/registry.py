@@ -98,7 +98,8 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
        "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
        ("nodeLabelSources",), topic="placement"),
-    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32) and the version each "
+    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32), a minor in their cloud's "
+       "standard support today (past it EKS bills extended support, GKE upgrades), and the version each "
        "feature the stack uses needs (DRA 1.34, native sidecars 1.29, ...). Fix: upgrade the cluster's version.",
        MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
        topic="pools"),

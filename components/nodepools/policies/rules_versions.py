@@ -1,9 +1,11 @@
 """``cluster-version``, the whole rule: each EKS/GKE cluster runs at least the configured
-``minClusterVersion``, and is new enough for every feature the stack uses that needs a
-newer minor (docs/design.md section 7; the feature table is ``nodepools.spec.kube_versions``)."""
+``minClusterVersion``, is in its cloud's standard support on the UTC day the pack runs
+(docs/design.md section 8, "Facts that age"), and is new enough for every feature the stack
+uses that needs a newer minor (section 7; both tables are ``nodepools.spec.kube_versions``)."""
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any, Iterator
 
 from nodepools import vocabulary as v
@@ -12,15 +14,21 @@ from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
 from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView
-from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE, DRA_V1, NATIVE_GANG, NATIVE_SIDECARS, Feature, minor
+from nodepools.policies.waivers import today_utc
+from nodepools.spec.kube_versions import (DRA_EXTENDED_RESOURCE, DRA_V1, NATIVE_GANG, NATIVE_SIDECARS,
+                                          PAST_STANDARD_SUPPORT, Feature, in_standard_support, minor,
+                                          oldest_in_standard_support, standard_support_end)
 
 # Where each cluster type states its Kubernetes version (the provider's input name).
 VERSION_FIELD = {v.TYPE_EKS_CLUSTER: "version", v.TYPE_GKE_CLUSTER: "minMasterVersion"}
+CLOUD_OF = {v.TYPE_EKS_CLUSTER: v.Cloud.AWS, v.TYPE_GKE_CLUSTER: v.Cloud.GCP}
+SERVICE = {v.Cloud.AWS: "EKS", v.Cloud.GCP: "GKE"}
 _MINOR = re.compile(r"^(\d+)\.(\d+)")
 
 
-def check_minimum(res: Res, settings: Settings) -> Iterator[Finding]:
-    """An EKS/GKE cluster runs at least the configured minimum minor version."""
+def check_minimum(res: Res, settings: Settings, today: date | None = None) -> Iterator[Finding]:
+    """An EKS/GKE cluster runs at least the configured minimum minor version, one in its
+    cloud's standard support on ``today`` (UTC today when not given)."""
     field = VERSION_FIELD.get(res.type)
     if field is None:
         return
@@ -32,11 +40,23 @@ def check_minimum(res: Res, settings: Settings) -> Iterator[Finding]:
     match = _MINOR.match(version) if isinstance(version, str) else None
     if match is None:  # unset or a channel alias ("latest"): the cloud picks a supported version
         return
+    problems, target = [], None
     wanted = tuple(int(x) for x in settings.min_cluster_version.split("."))
     if (int(match.group(1)), int(match.group(2))) < wanted:
-        yield Finding(res.urn, subject, field,
-                      f"version {version} is older than the minimum {settings.min_cluster_version}",
-                      f"set {field} to {settings.min_cluster_version} or newer (upgrade one minor version at a time)")
+        problems.append(f"is older than the minimum {settings.min_cluster_version}")
+        target = settings.min_cluster_version
+    cloud = CLOUD_OF[res.type]
+    today = today or today_utc()
+    end, exact = standard_support_end(cloud, version)
+    if end is not None and not in_standard_support(cloud, version, today):
+        problems.append(f"left {SERVICE[cloud]} standard support {'on' if exact else 'before'} {end.isoformat()}: "
+                        f"{PAST_STANDARD_SUPPORT[cloud]}")
+        live = oldest_in_standard_support(cloud, today)
+        target = max((m for m in (target, live) if m), key=minor, default=None)
+    if problems:
+        fix = f"set {field} to {target} or newer" if target else f"set {field} to a minor in standard support"
+        yield Finding(res.urn, subject, field, f"version {version} {' and '.join(problems)}",
+                      f"{fix} (upgrade one minor version at a time)")
 
 
 def _dra_uses(res: Res) -> Iterator[tuple[Feature, str]]:
