@@ -17,18 +17,7 @@ from section8 import cases, resources, vendored_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = cases()
-_DEFAULT_POOL_ON_SPOT = (
-    "inference-on-demand does not take an untainted pool without a class (the default pool) for a resident pool: "
-    "section 8 says every rule that speaks of the resident pool includes it; issue-23b covers pool-taints, "
-    "shared-pool-off-peak and resident-off-spot only")
-PENDING: dict[str, str] = {
-    "kubernetes-sigs/lws:docs/examples/sglang/lws.yaml#fixed": (
-        "training-topology judges a gpu-inference LeaderWorkerSet (a cannot-judge note: its LocalQueue "
-        "'inference/serving' is not in the stack): it takes every gang member (issue-23a's gang kinds, LWS "
-        "included whatever its class), but section 9.3 gives it multi-pod GPU training workloads only"),
-    "aws/karpenter-provider-aws:examples/v1/spot.yaml": _DEFAULT_POOL_ON_SPOT,
-    "aws/karpenter-provider-aws:examples/v1/min-values-family.yaml": _DEFAULT_POOL_ON_SPOT,
-}
+PENDING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

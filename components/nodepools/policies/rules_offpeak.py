@@ -11,31 +11,16 @@ from typing import Any, Iterator
 from zoneinfo import ZoneInfoNotFoundError
 
 from nodepools import vocabulary as v
-from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.placement import Fit
-from nodepools.inventory.tri import Tri
 from nodepools.policies import cron
 from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import spec_path, subject
 from nodepools.policies.rules_placement import definite, pool_names, verdicts_by_workload
+from nodepools.policies.rules_pools import is_resident_pool
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView, WorkloadRef
 from nodepools.policies.waivers import today_utc
-
-
-def _is_resident_pool(pool: PoolView) -> Tri:
-    """Class ``resident``, or unclassed, untainted and GPU-less (the cluster's default pool:
-    docs/design.md section 8; a GPU pool is never one)."""
-    cls = pool.pool_class
-    if cls is v.PoolClass.RESIDENT:
-        return True
-    if (cls is not None and not is_unknown(cls)) or pool.is_gpu is True:
-        return False
-    if is_unknown(pool.taints):
-        return UNKNOWN
-    untainted = not any(t["effect"] in v.HARD_TAINT_EFFECTS for t in pool.taints)
-    return untainted if cls is None else (UNKNOWN if untainted else False)
 
 
 def _off_peak(ref: WorkloadRef, settings: Settings) -> tuple[Any, str]:
@@ -64,7 +49,7 @@ def check_shared_pool_off_peak(stack: StackView, settings: Settings) -> Iterator
     for ref in stack.workloads:
         if ref.pool_class not in (v.PoolClass.BATCH, UNKNOWN):
             continue
-        shared = [(x, _is_resident_pool(x.pool)) for x in verdicts[ref.workload.urn]]
+        shared = [(x, is_resident_pool(x.pool)) for x in verdicts[ref.workload.urn]]
         reached = [x for x, resident in shared if resident is True and definite(x)]
         if not reached and not any(x.fit is not Fit.NO for x, resident in shared if resident is not False):
             continue

@@ -11,7 +11,8 @@ from typing import Iterator
 
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView, read_pool
-from nodepools.inventory.values import as_dict, is_unknown
+from nodepools.inventory.tri import Tri
+from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown
 from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import PoolRef, StackView
@@ -112,14 +113,41 @@ def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
         yield unknown(res.urn, _subject(pool), field, why="whether the pool has GPUs is unknown")
 
 
+def is_resident_pool(pool: PoolView) -> Tri:
+    """Class ``resident``, or unclassed, untainted and GPU-less (the cluster's default pool:
+    docs/design.md section 8; a GPU pool is never one)."""
+    cls = pool.pool_class
+    if cls is v.PoolClass.RESIDENT:
+        return True
+    if (cls is not None and not is_unknown(cls)) or pool.is_gpu is True:
+        return False
+    if is_unknown(pool.taints):
+        return UNKNOWN
+    untainted = not any(t["effect"] in v.HARD_TAINT_EFFECTS for t in pool.taints)
+    return untainted if cls is None else (UNKNOWN if untainted else False)
+
+
 @one_per_resource
 def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]:
-    """resident and gpu-inference pools run on on-demand capacity."""
+    """resident and gpu-inference pools run on on-demand capacity; the default pool (untainted,
+    no class) is a resident pool (section 8): services without tolerations land there."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
-    if pool is None or (pool.pool_class not in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
-                        and not is_unknown(pool.pool_class)):
+    if pool is None:
+        return
+    default = pool.pool_class is None and is_resident_pool(pool) is True
+    if not default and pool.pool_class not in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE) \
+            and not is_unknown(pool.pool_class):
         return
     field, fix = _SPOT_FIELD[pool.type]
+    if default:
+        if pool.spot is True:
+            yield Finding(res.urn, _subject(pool), field, "the default pool (no taints, no "
+                          f"{v.LABEL_POOL_CLASS}: pods without tolerations, resident services included, land "
+                          "here) is on spot/preemptible capacity, which the cloud reclaims at short notice",
+                          f"{fix}, or give the pool a class and its taint")
+        elif is_unknown(pool.spot):
+            yield unknown(res.urn, _subject(pool), field)
+        return
     if is_unknown(pool.pool_class):
         if pool.spot is not False:
             yield unknown(res.urn, _subject(pool), "labels", why="the class of a pool that may be spot is unknown")

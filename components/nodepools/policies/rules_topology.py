@@ -55,6 +55,10 @@ def _topologies(kueue: KueueView, ref: WorkloadRef, queue: str) -> Any:
     return out
 
 
+# Multi-node model serving is gang-scheduled too, but its placement is not training's (section 9.3).
+_SERVING = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
+
+
 @one_per_resource
 def check_training_topology(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Ranks of a topology-scheduled training gang ask for a topology level their Topology has."""
@@ -62,6 +66,8 @@ def check_training_topology(stack: StackView, settings: Settings) -> Iterator[Fi
     for ref in stack.workloads:
         pods = ref.workload.pod_count
         if gang_member(ref, stack.dra) is False or is_unknown(pods) or pods <= 1:
+            continue
+        if ref.pool_class in _SERVING:
             continue
         queue = ref.workload.label(v.LABEL_KUEUE_QUEUE)
         if queue is None:
