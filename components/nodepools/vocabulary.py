@@ -23,6 +23,14 @@ class PoolClass(str, Enum):
     def has_gpu(self) -> bool:
         return self in (PoolClass.GPU_INFERENCE, PoolClass.GPU_TRAINING)
 
+    @property
+    def always_on(self) -> bool:
+        return self in ALWAYS_ON_CLASSES
+
+
+# The classes that serve traffic: min >= 1, off spot, Guaranteed QoS, never a training gang.
+ALWAYS_ON_CLASSES = (PoolClass.RESIDENT, PoolClass.GPU_INFERENCE)
+
 
 class CapacityType(str, Enum):
     ON_DEMAND = "on-demand"

@@ -41,10 +41,9 @@ from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
 from nodepools.inventory.tri import Tri
-from nodepools.vocabulary import PoolClass
+from nodepools.vocabulary import ALWAYS_ON_CLASSES
 
 # Classes that must never run on interruptible capacity (docs/design.md section 3, resident-off-spot).
-ALWAYS_ON_CLASSES = (PoolClass.RESIDENT, PoolClass.GPU_INFERENCE)
 
 
 class Fit(str, Enum):

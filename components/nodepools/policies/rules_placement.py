@@ -26,7 +26,6 @@ from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, te
 from nodepools.policies.settings import Settings, parse_duration_seconds
 from nodepools.policies.stack_view import StackView, WorkloadRef
 
-ALWAYS_ON = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
 # A workload declaring spot capacity by node label (docs/design.md section 2 and the clouds' own labels).
 _SPOT_SELECTORS = {v.LABEL_CAPACITY: "spot", v.LABEL_EKS_CAPACITY_TYPE: "SPOT", v.LABEL_GKE_SPOT: "true",
                    v.LABEL_GKE_PREEMPTIBLE: "true"}
@@ -148,7 +147,7 @@ def check_resident_off_spot(stack: StackView, settings: Settings) -> Iterator[Fi
     """A resident or gpu-inference workload cannot land on a spot pool."""
     verdicts = verdicts_by_workload(stack)
     for ref in stack.workloads:
-        if ref.workload.kind in NODE_AGENT_KINDS or ref.pool_class not in (*ALWAYS_ON, UNKNOWN):
+        if ref.workload.kind in NODE_AGENT_KINDS or ref.pool_class not in (*v.ALWAYS_ON_CLASSES, UNKNOWN):
             continue
         mine = verdicts[ref.workload.urn]
         spot = [x for x in mine if x.pool.spot is True and definite(x)]

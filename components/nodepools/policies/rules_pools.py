@@ -135,7 +135,7 @@ def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]
     if pool is None:
         return
     default = pool.pool_class is None and is_resident_pool(pool) is True
-    if not default and pool.pool_class not in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE) \
+    if not default and pool.pool_class not in v.ALWAYS_ON_CLASSES \
             and not is_unknown(pool.pool_class):
         return
     field, fix = _SPOT_FIELD[pool.type]
@@ -178,7 +178,7 @@ def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
     if cls in (v.PoolClass.BATCH, v.PoolClass.GPU_TRAINING) and minimum > 0:
         yield Finding(res.urn, _subject(pool), field,
                       f"a {cls.value} pool keeps {minimum:g} idle node(s) between jobs", f"set {field} to 0")
-    elif cls in (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE) and minimum == 0:
+    elif cls in v.ALWAYS_ON_CLASSES and minimum == 0:
         yield Finding(res.urn, _subject(pool), field,
                       f"a {cls.value} pool may scale to zero, so its services have nowhere to run",
                       f"set {field} to at least 1")

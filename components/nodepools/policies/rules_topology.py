@@ -55,10 +55,6 @@ def _topologies(kueue: KueueView, ref: WorkloadRef, queue: str) -> Any:
     return out
 
 
-# Multi-node model serving is gang-scheduled too, but its placement is not training's (section 9.3).
-_SERVING = (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE)
-
-
 @one_per_resource
 def check_training_topology(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Ranks of a topology-scheduled training gang ask for a topology level their Topology has."""
@@ -67,8 +63,8 @@ def check_training_topology(stack: StackView, settings: Settings) -> Iterator[Fi
         pods = ref.workload.pod_count
         if gang_member(ref, stack.dra) is False or is_unknown(pods) or pods <= 1:
             continue
-        if ref.pool_class in _SERVING:
-            continue
+        if isinstance(ref.pool_class, v.PoolClass) and ref.pool_class.always_on:
+            continue  # multi-node model serving is a gang too, but not training (section 9.3)
         queue = ref.workload.label(v.LABEL_KUEUE_QUEUE)
         if queue is None:
             continue

@@ -99,7 +99,7 @@ def _qos_blocks(workload: Workload, spec: Any, path: str) -> Any:
 def check_resident_guaranteed_qos(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """resident and gpu-inference pods are Guaranteed: every container sets cpu and memory limits equal to requests."""
     for ref in stack.workloads:
-        member = _in(ref, (v.PoolClass.RESIDENT, v.PoolClass.GPU_INFERENCE))
+        member = _in(ref, v.ALWAYS_ON_CLASSES)
         if member is False:
             continue
         for template, path in templates(ref):
