@@ -255,3 +255,12 @@ def test_found_by_the_fuzzers(pack, case, cloud, type_, name, path, value, notes
             "nodepools-gpu-training, nodepools-resident (or a system-* class for node agents)"]
     for policy, text in notes:
         assert [d for d in diagnostics if d.policy == policy and d.cannot_judge and text in d.message], (policy, text)
+
+
+@pytest.mark.parametrize("index", [4534, 8006, 18444])
+def test_found_by_make_fuzz_on_the_merged_code(pack, index):
+    """RELIABILITY.md run 3 (seed 2026-12-02): inference-scale-headroom hashed a PodTemplate name
+    of the wrong shape and read a null predictor's tolerations; replayed by seed and index."""
+    from fuzz_random import generate
+    case = generate(BASES, TYPES, "2026-12-02", index)
+    judged(pack, case.stack, case.damaged_urns)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from nodepools import vocabulary as v
-from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_str_map
+from nodepools.inventory.values import UNKNOWN, dig, is_unknown, known_str
 from nodepools.inventory.workloads import Workload, read_workload
 
 KEDA_DEFAULT_KIND = "Deployment"
@@ -35,12 +35,8 @@ def is_placeholder(workload: Workload) -> bool:
 
 
 def _namespace(props: Any) -> Any:
-    namespace = dig(props, "metadata", "namespace")
+    namespace = known_str(dig(props, "metadata", "namespace"))
     return namespace if is_unknown(namespace) else (namespace or "default")
-
-
-def _text(value: Any) -> Any:
-    return value if is_unknown(value) or isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
@@ -89,8 +85,8 @@ def read_scaler(res: Any) -> Scaler | None:
     ref = dig(res.props, "spec", "scaleTargetRef")
     kind = dig(ref, "kind", default=default_kind)
     name = dig(res.props, "metadata", "name", default=res.name)
-    return Scaler(res.urn, f"{label} '{'<unknown>' if is_unknown(name) else name}'", _text(kind),
-                  _text(dig(ref, "name")), _namespace(res.props), tuple(res.dependencies))
+    return Scaler(res.urn, f"{label} '{'<unknown>' if is_unknown(name) else name}'", known_str(kind),
+                  known_str(dig(ref, "name")), _namespace(res.props), tuple(res.dependencies))
 
 
 def autoscaled_by(workload: Workload, scalers: Iterable[Scaler]) -> tuple[Any, str]:
@@ -127,10 +123,12 @@ def _buffer_slots(spec: Any) -> Any:
 
 def warm_sources(resources: list[Any]) -> list[WarmSource]:
     """Every CapacityBuffer and placeholder Deployment of the stack (module docstring)."""
-    templates = {(_namespace(r.props), dig(r.props, "metadata", "name")): r for r in resources
+    # Keys of the wrong shape (a list where a name goes) are left out: the API server refuses them.
+    templates = {(_namespace(r.props), known_str(dig(r.props, "metadata", "name"))): r for r in resources
                  if r.type == v.TYPE_POD_TEMPLATE}
     workloads = [w for w in (read_workload(r.type, r.props, r.urn, r.name) for r in resources) if w is not None]
-    classes = {dig(r.props, "metadata", "name"): r.props for r in resources if r.type == v.TYPE_PRIORITY_CLASS}
+    classes = {known_str(dig(r.props, "metadata", "name")): r.props for r in resources
+               if r.type == v.TYPE_PRIORITY_CLASS}
     out = []
     for res in resources:
         if res.type in v.CAPACITY_BUFFER_TYPES:

@@ -19,7 +19,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from nodepools.inventory.podspec import all_containers, container_requests, has_unknown_resources
-from nodepools.inventory.values import UNKNOWN, is_unknown
+from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown
 from nodepools.inventory.tri import Tri, and3, eq3
 from nodepools.vocabulary import HARD_TAINT_EFFECTS, TaintEffect
 
@@ -151,9 +151,9 @@ def admission_tolerations(spec: Mapping[str, Any]) -> Any:
     resource has been copied into requests (``container_requests`` does the same);
     a zero request still counts, as the plugin only looks at the names.
     """
-    if is_unknown(spec) or has_unknown_resources(dict(spec)):
+    if is_unknown(spec) or has_unknown_resources(as_dict(spec)):
         return UNKNOWN
-    names = {name for c in all_containers(dict(spec)) for name in container_requests(c) if is_extended_resource(name)}
+    names = {name for c in all_containers(as_dict(spec)) for name in container_requests(c) if is_extended_resource(name)}
     return [{"key": name, "operator": "Exists", "effect": TaintEffect.NO_SCHEDULE.value} for name in sorted(names)]
 
 
