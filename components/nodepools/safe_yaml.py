@@ -20,7 +20,7 @@ Every refusal is a ``YamlFileError`` (a ``yaml.YAMLError``) naming the file and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -106,15 +106,17 @@ def _text(data: bytes, name: str) -> str:
                             "save the file as UTF-8", line) from None
 
 
-def _run(text: str, name: str, method: str) -> Any:
+def _all_documents(loader: _BoundedLoader) -> list[Any]:
+    documents = []
+    while loader.check_data():
+        documents.append(loader.get_data())
+    return documents
+
+
+def _run(text: str, name: str, read: Callable[[_BoundedLoader], Any]) -> Any:
     loader = _BoundedLoader(text, name)
     try:
-        if method == "all":
-            documents = []
-            while loader.check_data():
-                documents.append(loader.get_data())
-            return documents
-        return getattr(loader, method)()
+        return read(loader)
     except YamlFileError:
         raise
     except yaml.YAMLError as err:
@@ -127,13 +129,13 @@ def _run(text: str, name: str, method: str) -> Any:
 
 def loads(text: str | bytes, name: str = "<string>") -> Any:
     """The document of ``text`` (None when empty), within this module's bounds."""
-    return _run(_text(text, name) if isinstance(text, bytes) else text, name, "get_single_data")
+    return _run(_text(text, name) if isinstance(text, bytes) else text, name, _BoundedLoader.get_single_data)
 
 
 def loads_all(text: str | bytes, name: str = "<string>") -> list[Any]:
     """Every document of a YAML stream (``---``-separated), within the same bounds for the
     whole stream."""
-    return _run(_text(text, name) if isinstance(text, bytes) else text, name, "all")
+    return _run(_text(text, name) if isinstance(text, bytes) else text, name, _all_documents)
 
 
 def load(path: str | Path) -> Any:
@@ -145,4 +147,4 @@ def load(path: str | Path) -> Any:
 def compose(path: str | Path) -> Node | None:
     """The node tree of the file at ``path`` (for line numbers), within the same bounds."""
     path = Path(path)
-    return _run(_text(path.read_bytes(), path.name), path.name, "get_single_node")
+    return _run(_text(path.read_bytes(), path.name), path.name, _BoundedLoader.get_single_node)
