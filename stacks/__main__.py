@@ -22,8 +22,8 @@ No provider data source is read, so every stack previews without credentials
 """
 import pulumi
 
-from nodepools.config.eks import eks_cluster, planned_eks_target
-from nodepools.config.gke import gke_cluster, planned_gke_target
+from nodepools.backends.aws.cluster import eks_cluster, planned_eks_target
+from nodepools.backends.gcp.cluster import gke_cluster, planned_gke_target
 from nodepools.components.platform import Platform
 from nodepools.config import from_pulumi
 from nodepools.config.outputs import exported, pools_outputs

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "multilang"))
 
 # Import every module that holds a rule before any is wrapped: a module first imported
 # during a run would keep the wrapper of that run (``from x import rule`` copies it).
-import nodepools.config.eks  # noqa: F401,E402
-import nodepools.config.gke  # noqa: F401,E402
+import nodepools.backends.aws.cluster  # noqa: F401,E402
+import nodepools.backends.gcp.cluster  # noqa: F401,E402
 import nodepools.config.outputs  # noqa: F401,E402
 import nodepools.multilang.provider  # noqa: F401,E402
 from multilang_configs import EKS_POOLS, EKS_WIRE, GKE_WIRE, eks_python, gke_python  # noqa: E402

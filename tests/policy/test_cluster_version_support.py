@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 import yaml
 
-from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION
+from nodepools.clouds.cluster_settings import DEFAULT_KUBERNETES_VERSION
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, GuardrailsSpec
 from nodepools.offline.analyzer import PackResource
 from nodepools.policies.base import Res

@@ -6,6 +6,7 @@ section 1.3). Pure: no provider SDK.
 """
 from __future__ import annotations
 
+from nodepools import vocabulary as v
 from nodepools.spec.instances import GpuModel
 from nodepools.vocabulary import CapacityType
 
@@ -18,6 +19,8 @@ CAPACITY_TYPE_OF: dict[str, CapacityType] = {name: capacity for capacity, name i
 # What EKS assumes when a node group sets no capacityType / no instanceTypes.
 DEFAULT_CAPACITY_TYPE = CAPACITY_TYPES[CapacityType.ON_DEMAND]
 DEFAULT_INSTANCE_TYPE = "t3.medium"
+# The tags a pool adds to the cluster's on everything it creates (they count toward AWS's 50).
+POOL_TAG_KEYS = (v.LABEL_POOL, v.LABEL_POOL_CLASS)
 
 
 def accelerator_label(model: GpuModel) -> str:

@@ -1,5 +1,5 @@
 """A stack's structured config: validated into the spec before any resource registers."""
-from nodepools.config.cluster import ClusterConfig, EksClusterConfig, GkeClusterConfig
+from nodepools.clouds.cluster_settings import ClusterConfig, EksClusterConfig, GkeClusterConfig
 from nodepools.config.layout import Layout, LayoutVerdict, layout_verdict
 from nodepools.config.source import from_pulumi, namespaced, read_stack_file
 from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigError, config_path, load_stack_config

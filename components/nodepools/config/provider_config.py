@@ -17,7 +17,7 @@ from typing import Callable
 
 from nodepools.clouds.gcp import is_zone, region_of
 from nodepools.clouds.regions import gcp_location_error
-from nodepools.config.cluster import EksClusterConfig, GkeClusterConfig
+from nodepools.clouds.cluster_settings import EksClusterConfig, GkeClusterConfig
 from nodepools.vocabulary import Cloud
 
 # ``namespace:key`` -> its value in the stack's config (None when unset).

@@ -1,7 +1,7 @@
 """The structured config of one stack, validated into the spec before anything registers.
 
 A stack's ``Pulumi.<env>.yaml`` holds these keys in the ``nodepools`` namespace:
-``cluster`` (``nodepools.config.cluster``), ``layout`` (``flat`` | ``specialized``),
+``cluster`` (``nodepools.clouds.cluster_settings``), ``layout`` (``flat`` | ``specialized``),
 ``pools`` (a list of ``PoolSpec`` fields), ``guardrails`` (the guardrails spec;
 default: every guardrail at its default) and ``example`` (default false: true marks a
 stack whose ids are placeholders, which the deploy workflow plans and never deploys).
@@ -17,10 +17,10 @@ from typing import Any, Iterable, Mapping
 import pulumi
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from nodepools.config.cluster import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
+from nodepools.clouds.cluster_settings import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
 from nodepools.components.platform import PlatformArgs
 from nodepools.components.validated import ValidatedPlatform, validate_platform
-from nodepools.config.connection import PlannedTarget
+from nodepools.backends.connection import PlannedTarget
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools

@@ -10,8 +10,9 @@ from nodepools.backends.aws.checks import eks_pool_problems
 from nodepools.backends.aws.karpenter import KarpenterPoolPlan, translate_karpenter_pool
 from nodepools.backends.aws.karpenter_register import (KarpenterBinding, KarpenterInfra, register_karpenter_infra,
                                                        register_karpenter_pool)
-from nodepools.backends.aws.translate import NO_SECURITY_GROUP, POOL_TAG_KEYS, EksContext, EksPoolPlan, translate_pool
+from nodepools.backends.aws.translate import NO_SECURITY_GROUP, EksContext, EksPoolPlan, translate_pool
 from nodepools.backends.base import RegisteredPool
+from nodepools.clouds.aws import POOL_TAG_KEYS
 from nodepools.clouds.regions import aws_tag_problems
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter

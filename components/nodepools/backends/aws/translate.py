@@ -16,7 +16,7 @@ from nodepools.backends.aws import iam, tables
 from nodepools.backends.aws.mig import mig_user_data
 from nodepools.backends.aws.repair import node_repair_config
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
-from nodepools.clouds.aws import CAPACITY_TYPES, accelerator_label
+from nodepools.clouds.aws import CAPACITY_TYPES, POOL_TAG_KEYS, accelerator_label
 from nodepools.clouds.taints import TAINT_EFFECTS
 from nodepools.clouds.topology import choose_placement
 from nodepools.spec.pool import PoolSpec
@@ -115,10 +115,6 @@ def ami_type(spec: PoolSpec) -> str:
 def effective_subnets(spec: PoolSpec, ctx: EksContext) -> list[Any]:
     """The pool's own subnets override the cluster's."""
     return list(spec.subnet_ids) if spec.subnet_ids else list(ctx.subnet_ids)
-
-
-# The tags a pool adds to the cluster's on everything it creates (they count toward AWS's 50).
-POOL_TAG_KEYS = (v.LABEL_POOL, v.LABEL_POOL_CLASS)
 
 
 def resource_tags(spec: PoolSpec, ctx: EksContext) -> dict[str, str]:

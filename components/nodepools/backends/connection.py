@@ -1,4 +1,4 @@
-"""What a stack's cluster settings resolve to: ``config.eks`` and ``config.gke`` return this."""
+"""What a cluster's settings resolve to: ``backends.aws.cluster`` and ``backends.gcp.cluster`` return this."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

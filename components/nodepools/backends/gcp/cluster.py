@@ -14,11 +14,11 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from nodepools.backends.gcp import GkeCluster
+from nodepools.backends.gcp.target import GkeCluster
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.backends.gcp.kubeconfig import kubeconfig, workload_pool
-from nodepools.config.cluster import GkeClusterConfig
-from nodepools.config.connection import ClusterConnection, PlannedTarget, kubernetes_provider
+from nodepools.clouds.cluster_settings import GkeClusterConfig
+from nodepools.backends.connection import ClusterConnection, PlannedTarget, kubernetes_provider
 
 
 def gke_cluster(config: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None,

@@ -1,7 +1,9 @@
 """Cluster settings of a stack: create a cluster from networking ids, or attach to one by name.
 
-Pure pydantic (no provider SDK): ``nodepools.config.eks`` and ``.gke`` turn these
-into resources. Everything a cluster needs comes from config, never from a
+Pure pydantic (no provider SDK): ``nodepools.backends.aws.cluster`` and
+``nodepools.backends.gcp.cluster`` turn these into resources; the stack config
+(``nodepools.config``) reads them from a stack file and the Python API builds them
+directly. Everything a cluster needs comes from config, never from a
 provider data source, so a stack previews without credentials.
 
 Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.35``; EKS public
@@ -18,7 +20,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from nodepools.backends.aws.translate import POOL_TAG_KEYS
+from nodepools.clouds.aws import POOL_TAG_KEYS
 from nodepools.clouds.gcp import PROJECT_ID, region_of
 from nodepools.clouds.regions import aws_region_error, aws_tag_problems, gcp_location_error
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS

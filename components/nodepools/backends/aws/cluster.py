@@ -18,10 +18,11 @@ from typing import Any, Callable
 import pulumi
 import pulumi_aws as aws
 
-from nodepools.backends.aws import EksCluster, iam
+from nodepools.backends.aws import iam
+from nodepools.backends.aws.target import EksCluster
 from nodepools.backends.aws.kubeconfig import kubeconfig, partition_of
-from nodepools.config.cluster import EksClusterConfig
-from nodepools.config.connection import ClusterConnection, PlannedTarget, kubernetes_provider
+from nodepools.clouds.cluster_settings import EksClusterConfig
+from nodepools.backends.connection import ClusterConnection, PlannedTarget, kubernetes_provider
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 STS_AUDIENCE = "sts.amazonaws.com"
