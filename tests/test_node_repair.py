@@ -6,7 +6,7 @@ from nodepools.backends.gcp import GkeContext, translate
 from nodepools.spec import PoolSpec
 from nodepools.spec.repair import repair_enabled
 
-EKS = EksContext(cluster_name="prod", subnet_ids=("subnet-a",), cluster_security_group_id="sg-cluster")
+EKS = EksContext(cluster_name="prod", subnet_ids=("subnet-0000000a",), cluster_security_group_id="sg-00000c1a")
 GKE = GkeContext(project="my-project", location="europe-west4")
 AWS_TYPES = {"resident": ["m7i.xlarge"], "gpu-inference": ["g6.xlarge"], "gpu-training": ["p4d.24xlarge"]}
 GCP_TYPES = {"resident": ["n2-standard-4"], "gpu-inference": ["g2-standard-8"]}

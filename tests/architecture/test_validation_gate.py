@@ -74,7 +74,7 @@ def validated_first(k8s_provider):
     from nodepools.backends.aws import EksCluster
     from nodepools.components.platform import Platform
     from multilang_configs import EKS_GUARDRAILS, OIDC_ARN, OIDC_URL
-    cluster = EksCluster("demo", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-cluster",
+    cluster = EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id="sg-00000c1a",
                          oidc_provider_arn=OIDC_ARN, oidc_issuer_url=OIDC_URL)
     checked = Platform.validate(cluster, {"pools": EKS_POOLS, "guardrails": EKS_GUARDRAILS, "region": "us-west-2"})
     return Platform("p", cluster, checked, k8s_provider)
@@ -110,7 +110,7 @@ def test_a_validated_platform_vouches_for_its_own_target_only(monkeypatch):
 
     def program():
         def target():
-            return EksCluster("demo", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-cluster",
+            return EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id="sg-00000c1a",
                               oidc_provider_arn=OIDC_ARN, oidc_issuer_url=OIDC_URL)
         checked = Platform.validate(target(), {"pools": EKS_POOLS, "guardrails": EKS_GUARDRAILS,
                                                "region": "us-west-2"})

@@ -12,8 +12,8 @@ from nodepools.components.pools import NodePool
 from nodepools.offline.engine import run_program, run_program_capture
 from nodepools.spec import describe
 
-SUBNETS = ["subnet-a", "subnet-b"]
-SG = "sg-cluster"
+SUBNETS = ["subnet-0000000a", "subnet-0000000b"]
+SG = "sg-00000c1a"
 
 
 def rejected(build) -> list[str]:
@@ -46,9 +46,9 @@ def test_no_subnets_anywhere():
 
 
 def test_pool_subnets_suffice_without_cluster_subnets():
-    run = run_program(lambda: NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"], subnet_ids=["subnet-x"]), EksCluster("prod", cluster_security_group_id=SG)))
+    run = run_program(lambda: NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"], subnet_ids=["subnet-000000ee"]), EksCluster("prod", cluster_security_group_id=SG)))
     [group] = run.of_type("aws:eks/nodeGroup:NodeGroup")
-    assert group.inputs["subnetIds"] == ["subnet-x"]
+    assert group.inputs["subnetIds"] == ["subnet-000000ee"]
 
 
 def test_compact_placement_over_the_clusters_subnets():
@@ -81,8 +81,9 @@ def test_user_taint_reusing_the_gpu_key_with_another_effect_is_refused():
 
 @pytest.mark.parametrize("kwargs, expected", [
     (dict(partition="aws-eu"), "partition: partition 'aws-eu' is unknown (allowed: aws, aws-cn, aws-us-gov)"),
-    (dict(cluster_name=""), "cluster_name: cluster_name must be the EKS cluster's name (non-empty)"),
-    (dict(subnet_ids="subnet-a"), "subnet_ids: subnet_ids must be a list of subnet IDs, not one string"),
+    (dict(cluster_name=""), "cluster_name: cluster name '' is invalid: 1-100 letters, digits, '-' or '_', starting "
+                            "alphanumeric"),
+    (dict(subnet_ids="subnet-0000000a"), "subnet_ids: Input should be a valid list"),
 ])
 def test_bad_cluster_target_arguments(kwargs, expected):
     with pytest.raises(ValidationError) as info:
@@ -165,7 +166,7 @@ def test_cluster_name_from_an_output(preview):
     import pulumi_aws as aws
 
     def program():
-        eks = aws.eks.Cluster("prod", name="prod", role_arn="arn:aws:iam::1:role/eks",
+        eks = aws.eks.Cluster("prod", name="prod", role_arn="arn:aws:iam::111122223333:role/eks",
                               vpc_config={"subnet_ids": SUBNETS})
         cluster = EksCluster(eks.name, SUBNETS, cluster_security_group_id=SG, oidc_provider_arn=PROVIDER_ARN, oidc_issuer_url=ISSUER)
         NodePool("jobs", dict(pool_class="batch", instance_types=["c7i.xlarge"]), cluster)

@@ -16,11 +16,11 @@ NT = "k8s.io/cluster-autoscaler/node-template/"
 
 
 def four_pools():
-    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-cluster", tags={"env": "prod"})
+    cluster = EksCluster("prod", ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id="sg-00000c1a", tags={"env": "prod"})
     NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge", "m6i.xlarge"]), cluster)
     NodePool("jobs", dict(pool_class="batch", instance_types=["c7g.2xlarge"], capacity="spot", max_nodes=20), cluster)
     NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g6.xlarge"], min_nodes=2), cluster)
-    NodePool("train", dict(pool_class="gpu-training", instance_types=["p5.48xlarge"], placement="compact", subnet_ids=["subnet-a"]), cluster)
+    NodePool("train", dict(pool_class="gpu-training", instance_types=["p5.48xlarge"], placement="compact", subnet_ids=["subnet-0000000a"]), cluster)
 
 
 @pytest.fixture(scope="module")
@@ -59,22 +59,22 @@ EXPECTED = {
     "web": dict(amiType="AL2023_x86_64_STANDARD", capacityType="ON_DEMAND", instanceTypes=["m7i.xlarge", "m6i.xlarge"],
                 labels=pool_labels("web", "resident", "on-demand"), taints=[],
                 scalingConfig={"minSize": 2.0, "maxSize": 6.0, "desiredSize": 2.0},
-                updateConfig={"maxUnavailable": 1.0}, subnetIds=["subnet-a", "subnet-b"]),
+                updateConfig={"maxUnavailable": 1.0}, subnetIds=["subnet-0000000a", "subnet-0000000b"]),
     "jobs": dict(amiType="AL2023_ARM_64_STANDARD", capacityType="SPOT", instanceTypes=["c7g.2xlarge"],
                  labels=pool_labels("jobs", "batch", "spot"), taints=[taint("nodepools.io/pool-class", "batch")],
                  scalingConfig={"minSize": 0.0, "maxSize": 20.0, "desiredSize": 0.0},
-                 updateConfig={"maxUnavailablePercentage": 33.0}, subnetIds=["subnet-a", "subnet-b"]),
+                 updateConfig={"maxUnavailablePercentage": 33.0}, subnetIds=["subnet-0000000a", "subnet-0000000b"]),
     "infer": dict(amiType="AL2023_x86_64_NVIDIA", capacityType="ON_DEMAND", instanceTypes=["g6.xlarge"],
                   labels=pool_labels("infer", "gpu-inference", "on-demand", "nvidia-l4"),
                   taints=[taint("nodepools.io/pool-class", "gpu-inference"), GPU_TAINT],
                   scalingConfig={"minSize": 2.0, "maxSize": 4.0, "desiredSize": 2.0},
-                  updateConfig={"maxUnavailable": 1.0}, subnetIds=["subnet-a", "subnet-b"],
+                  updateConfig={"maxUnavailable": 1.0}, subnetIds=["subnet-0000000a", "subnet-0000000b"],
                   nodeRepairConfig={"enabled": True}),
     "train": dict(amiType="AL2023_x86_64_NVIDIA", capacityType="SPOT", instanceTypes=["p5.48xlarge"],
                   labels=pool_labels("train", "gpu-training", "spot", "nvidia-h100"),
                   taints=[taint("nodepools.io/pool-class", "gpu-training"), GPU_TAINT],
                   scalingConfig={"minSize": 0.0, "maxSize": 4.0, "desiredSize": 0.0},
-                  updateConfig={"maxUnavailablePercentage": 33.0}, subnetIds=["subnet-a"],
+                  updateConfig={"maxUnavailablePercentage": 33.0}, subnetIds=["subnet-0000000a"],
                   nodeRepairConfig={"enabled": True}),
 }
 CLASSES = {"web": "resident", "jobs": "batch", "infer": "gpu-inference", "train": "gpu-training"}
@@ -107,7 +107,7 @@ def test_launch_template_security_settings(up, pool, disk):
                               {"resourceType": "volume", "tags": aws_tags(pool)}],
         "tags": aws_tags(pool),
         "networkInterfaces": [{"deviceIndex": 0.0, "associatePublicIpAddress": "false",
-                               "deleteOnTermination": "true", "securityGroups": ["sg-cluster"]}],
+                               "deleteOnTermination": "true", "securityGroups": ["sg-00000c1a"]}],
     }
     if pool == "train":
         expected["placement"] = {"groupName": "train-placement"}
@@ -199,16 +199,16 @@ def test_node_role_and_its_policy_attachments(up):
 
 def test_existing_node_role_creates_no_role():
     def program():
-        cluster = EksCluster("prod", ["subnet-a"], node_role_arn="arn:aws:iam::1:role/nodes",
-                             node_security_group_ids=["sg-cluster"])
+        cluster = EksCluster("prod", ["subnet-0000000a"], node_role_arn="arn:aws:iam::111122223333:role/nodes",
+                             node_security_group_ids=["sg-00000c1a"])
         NodePool("web", dict(pool_class="resident", instance_types=["m7i.xlarge"]), cluster)
 
     run = run_program(program, preview=False)
     assert [r.type for r in run.resources if r.type.startswith("aws:iam")] == []
-    assert wire(one(run, NODE_GROUP, "web"))["nodeRoleArn"] == "arn:aws:iam::1:role/nodes"
+    assert wire(one(run, NODE_GROUP, "web"))["nodeRoleArn"] == "arn:aws:iam::111122223333:role/nodes"
     assert wire(one(run, LAUNCH_TEMPLATE, "web-nodes"))["networkInterfaces"] == [{
         "deviceIndex": 0.0, "associatePublicIpAddress": "false", "deleteOnTermination": "true",
-        "securityGroups": ["sg-cluster"]}]
+        "securityGroups": ["sg-00000c1a"]}]
 
 
 def test_same_program_registers_identical_inputs_twice(up):
@@ -222,7 +222,7 @@ def test_explicit_provider_reaches_every_resource():
 
     def program():
         west = aws.Provider("west", region="us-west-2")
-        NodePool("train", dict(pool_class="gpu-training", instance_types=["g5.xlarge"], placement="compact"), EksCluster("prod", ["subnet-a"], cluster_security_group_id="sg-cluster", provider=west))
+        NodePool("train", dict(pool_class="gpu-training", instance_types=["g5.xlarge"], placement="compact"), EksCluster("prod", ["subnet-0000000a"], cluster_security_group_id="sg-00000c1a", provider=west))
 
     run = run_program(program, preview=False)
     [provider] = run.of_type("pulumi:providers:aws")

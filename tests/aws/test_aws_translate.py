@@ -6,7 +6,7 @@ from nodepools.backends.aws.iam import autoscaler_policy, irsa_trust_policy
 from nodepools.backends.aws.tags import gpu_scale_down_options
 from nodepools.spec import PoolSpec
 
-CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-a", "subnet-b"), cluster_security_group_id="sg-cluster",
+CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-0000000a", "subnet-0000000b"), cluster_security_group_id="sg-00000c1a",
                  tags={"team": "ml"})
 
 
@@ -24,7 +24,7 @@ def test_gpu_inference_node_group_args():
     assert plan.node_group == {
         "cluster_name": "prod",
         "node_role_arn": None,
-        "subnet_ids": ["subnet-a", "subnet-b"],
+        "subnet_ids": ["subnet-0000000a", "subnet-0000000b"],
         "ami_type": "AL2023_x86_64_NVIDIA",
         "capacity_type": "ON_DEMAND",
         "instance_types": ["g6.xlarge", "g6.2xlarge"],
@@ -124,7 +124,7 @@ def test_gpu_scale_down_threshold_sits_below_one_gpu(instance_type, cls, expecte
 
 def test_launch_template_is_locked_down():
     plan = translate_pool(spec(name="web", pool_class="resident", instance_types=["m7i.xlarge"], disk_size_gib=80),
-                          EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-c",
+                          EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-0000000c",
                                      ebs_kms_key_arn="arn:kms"))
     lt = plan.launch_template
     assert lt["metadata_options"] == {"http_endpoint": "enabled", "http_tokens": "required",
@@ -139,9 +139,9 @@ def test_launch_template_is_locked_down():
 
 
 @pytest.mark.parametrize("cluster_sg, extra, expected", [
-    ("sg-c", (), ["sg-c"]),
-    ("sg-c", ("sg-1", "sg-c", "sg-2"), ["sg-c", "sg-1", "sg-2"]),
-    (None, ("sg-1", "sg-2"), ["sg-1", "sg-2"]),
+    ("sg-0000000c", (), ["sg-0000000c"]),
+    ("sg-0000000c", ("sg-00000001", "sg-0000000c", "sg-00000002"), ["sg-0000000c", "sg-00000001", "sg-00000002"]),
+    (None, ("sg-00000001", "sg-00000002"), ["sg-00000001", "sg-00000002"]),
 ])
 def test_security_groups_go_on_an_interface_without_public_ip(cluster_sg, extra, expected):
     plan = translate_pool(spec(name="web", pool_class="resident", instance_types=["m7i.xlarge"]),
@@ -169,28 +169,28 @@ def test_node_role_planned_only_without_existing_arn():
         "AmazonEKSWorkerNodePolicy": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
         "AmazonEC2ContainerRegistryPullOnly": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
         "AmazonEKS_CNI_Policy": "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"}
-    china = EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-c", partition="aws-cn",
+    china = EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-0000000c", partition="aws-cn",
                        attach_cni_policy=False)
     assert translate_pool(pool, china).node_role.policy_arns == {
         "AmazonEKSWorkerNodePolicy": "arn:aws-cn:iam::aws:policy/AmazonEKSWorkerNodePolicy",
         "AmazonEC2ContainerRegistryPullOnly": "arn:aws-cn:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly"}
-    existing = EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-c",
-                          node_role_arn="arn:aws:iam::1:role/nodes")
+    existing = EksContext(cluster_name="prod", subnet_ids=("s",), cluster_security_group_id="sg-0000000c",
+                          node_role_arn="arn:aws:iam::111122223333:role/nodes")
     plan = translate_pool(pool, existing)
-    assert (plan.node_role, plan.node_group["node_role_arn"]) == (None, "arn:aws:iam::1:role/nodes")
+    assert (plan.node_role, plan.node_group["node_role_arn"]) == (None, "arn:aws:iam::111122223333:role/nodes")
 
 
 def test_compact_pool_gets_cluster_placement_group_and_own_subnet():
     pool = spec(name="train", pool_class="gpu-training", instance_types=["p5.48xlarge"], placement="compact",
-                subnet_ids=["subnet-z"])
+                subnet_ids=["subnet-000000ff"])
     plan = translate_pool(pool, CTX)
     assert plan.placement_group == {"strategy": "cluster", "tags": {
         "team": "ml", "nodepools.io/pool": "train", "nodepools.io/pool-class": "gpu-training"}}
-    assert plan.node_group["subnet_ids"] == ["subnet-z"]
+    assert plan.node_group["subnet_ids"] == ["subnet-000000ff"]
 
 
 def test_irsa_documents():
-    trust = irsa_trust_policy("arn:aws:iam::1:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/ABC",
+    trust = irsa_trust_policy("arn:aws:iam::111122223333:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/ABC",
                               "https://oidc.eks.us-west-2.amazonaws.com/id/ABC", "kube-system", "cluster-autoscaler")
     assert trust["Statement"][0]["Condition"] == {"StringEquals": {
         "oidc.eks.us-west-2.amazonaws.com/id/ABC:sub": "system:serviceaccount:kube-system:cluster-autoscaler",

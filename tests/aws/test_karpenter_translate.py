@@ -9,7 +9,7 @@ from nodepools.backends.aws.karpenter import AMI_ALIAS, translate_karpenter_pool
 from nodepools.spec import PoolSpec
 from nodepools.spec.cluster import ClusterPools
 
-CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-0a", "subnet-0b"), cluster_security_group_id="sg-cluster",
+CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-000000a0", "subnet-000000b0"), cluster_security_group_id="sg-00000c1a",
                  tags={"team": "ml"})
 GPU_TAINTS = [{"key": "nodepools.io/pool-class", "value": "gpu-training", "effect": "NoSchedule"},
               {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
@@ -85,8 +85,8 @@ def test_arm_pool_requires_arm64_and_expire_after_follows_the_spec():
 
 
 def test_ec2_node_class_exact():
-    ctx = EksContext(cluster_name="prod", subnet_ids=("subnet-0a",), cluster_security_group_id="sg-cluster",
-                     node_security_group_ids=("sg-extra",), tags={"team": "ml"}, ebs_kms_key_arn="arn:aws:kms:k")
+    ctx = EksContext(cluster_name="prod", subnet_ids=("subnet-000000a0",), cluster_security_group_id="sg-00000c1a",
+                     node_security_group_ids=("sg-000000e0",), tags={"team": "ml"}, ebs_kms_key_arn="arn:aws:kms:k")
     plan = translate_karpenter_pool(kpool(name="infer", pool_class="gpu-inference", instance_types=["g6.xlarge"]),
                                     ctx, "prod-karpenter-node")
     assert plan.node_class == {
@@ -95,8 +95,8 @@ def test_ec2_node_class_exact():
         "spec": {
             "instanceProfile": "prod-karpenter-node",
             "amiSelectorTerms": [{"alias": "al2023@v20260520"}],
-            "subnetSelectorTerms": [{"id": "subnet-0a"}],
-            "securityGroupSelectorTerms": [{"id": "sg-cluster"}, {"id": "sg-extra"}],
+            "subnetSelectorTerms": [{"id": "subnet-000000a0"}],
+            "securityGroupSelectorTerms": [{"id": "sg-00000c1a"}, {"id": "sg-000000e0"}],
             "associatePublicIPAddress": False,
             "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
                                 "httpPutResponseHopLimit": 1, "httpTokens": "required"},
@@ -110,8 +110,8 @@ def test_ec2_node_class_exact():
 
 def test_pool_subnets_override_the_clusters():
     plan = translate_karpenter_pool(kpool(name="b", pool_class="batch", instance_types=["m6i.large"],
-                                          subnet_ids=["subnet-0c"]), CTX, "r")
-    assert plan.node_class["spec"]["subnetSelectorTerms"] == [{"id": "subnet-0c"}]
+                                          subnet_ids=["subnet-000000c0"]), CTX, "r")
+    assert plan.node_class["spec"]["subnetSelectorTerms"] == [{"id": "subnet-000000c0"}]
 
 
 def test_ami_alias_is_pinned_to_a_dated_release():

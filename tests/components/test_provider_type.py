@@ -37,7 +37,7 @@ def refused(build):
 def test_platform_refuses_a_provider_that_is_not_a_kubernetes_one(case):
     make, what = WRONG[case]
     run, errors, text = refused(lambda: Platform(
-        "p", EksCluster("demo", ["subnet-a", "subnet-b"], **TARGET), {"pools": POOLS, "region": "us-west-2"}, make()))
+        "p", EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], **TARGET), {"pools": POOLS, "region": "us-west-2"}, make()))
     assert errors == [(("k8s_provider",), MESSAGE.format(what=what))]
     assert "hunter2" not in text
     assert [r.type for r in run.resources if not r.type.startswith("pulumi:providers:")] == []
@@ -46,7 +46,7 @@ def test_platform_refuses_a_provider_that_is_not_a_kubernetes_one(case):
 def test_guardrails_refuse_it_too():
     pools = ClusterPools(cloud="aws", pools=POOLS)
     run, errors, _ = refused(lambda: Guardrails("g", pools, Platform.validate(
-        EksCluster("demo", ["subnet-a", "subnet-b"], **TARGET), {"pools": POOLS, "region": "us-west-2"}).args.guardrails,
+        EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], **TARGET), {"pools": POOLS, "region": "us-west-2"}).args.guardrails,
         "aws", "demo", "kubeconfig-context", region="us-west-2"))
     # Reported with the component's other problems (standalone, the default alert backend needs alarms).
     assert errors[0] == (("k8s_provider",), MESSAGE.format(what=WRONG["a kubeconfig string"][1]))
@@ -56,7 +56,7 @@ def test_guardrails_refuse_it_too():
 def test_a_kubernetes_provider_deploys_every_in_cluster_object():
     def build():
         provider = k8s.Provider("k8s", kubeconfig="fake")
-        Platform("p", EksCluster("demo", ["subnet-a", "subnet-b"], **TARGET), {"pools": POOLS, "region": "us-west-2"},
+        Platform("p", EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], **TARGET), {"pools": POOLS, "region": "us-west-2"},
                  provider)
     run, error = run_program_capture(build)
     assert error is None, error

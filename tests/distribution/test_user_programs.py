@@ -147,9 +147,9 @@ from nodepools.spec import PoolSpec
 @pulumi.runtime.test
 def test_platform_registers():
     cluster = aws.eks.Cluster("app", name="app", role_arn="arn:aws:iam::123456789012:role/app",
-                              vpc_config={"subnet_ids": ["subnet-1", "subnet-2"]})
+                              vpc_config={"subnet_ids": ["subnet-00000001", "subnet-00000002"]})
     oidc = aws.iam.OpenIdConnectProvider("oidc", url="https://oidc.example", client_id_lists=["sts.amazonaws.com"])
-    target = EksCluster(cluster.name, ["subnet-1", "subnet-2"], cluster_security_group_id="sg-1",
+    target = EksCluster(cluster.name, ["subnet-00000001", "subnet-00000002"], cluster_security_group_id="sg-00000001",
                         oidc_provider_arn=oidc.arn, oidc_issuer_url=oidc.url)
     platform = Platform("ml", target, PlatformArgs(region="eu-west-1", pools=[
         PoolSpec(name="services", pool_class="resident", instance_types=["m7i.xlarge"]),

@@ -52,7 +52,7 @@ def test_gpu_model_without_gke_accelerator_names_the_allowed_models():
 
 
 def test_zones_subnets_and_name_are_checked_together():
-    assert pool_errors(name="1jobs", zones=["us-east1-b", "uscentral"], subnet_ids=["subnet-1"]) == [
+    assert pool_errors(name="1jobs", zones=["us-east1-b", "uscentral"], subnet_ids=["subnet-00000001"]) == [
         "name: GKE node pool name '1jobs' must start with a lowercase letter (then lowercase letters, digits or "
         "'-', ending with a letter or digit)",
         "subnet_ids: GKE node pools take the cluster's subnetwork; choose placement with zones instead "

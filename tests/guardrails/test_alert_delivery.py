@@ -119,7 +119,7 @@ def test_a_gmp_rule_missing_its_groups_fails_the_vendored_schema(validate_crd):
 
 
 def _eks() -> EksCluster:
-    return EksCluster("prod", ["subnet-a"], node_security_group_ids=["sg-0123456789abcdef0"], tags={"team": "ml"},
+    return EksCluster("prod", ["subnet-0000000a"], node_security_group_ids=["sg-0123456789abcdef0"], tags={"team": "ml"},
                       oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/X",
                       oidc_issuer_url="https://oidc.eks.us-west-2.amazonaws.com/id/X")
 

@@ -91,7 +91,7 @@ def test_platform_args_name_guardrail_problems_by_config_path(aws_pools):
 
 
 def test_on_eks_the_autoscaler_assumes_the_irsa_role_the_backend_registers(aws_pools):
-    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], node_security_group_ids=["sg-0123456789abcdef0"],
+    cluster = EksCluster("prod", ["subnet-0000000a", "subnet-0000000b"], node_security_group_ids=["sg-0123456789abcdef0"],
                          oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/X",
                          oidc_issuer_url="https://oidc.eks.us-west-2.amazonaws.com/id/X")
     run = run_program(platform_program(cluster, {"pools": aws_pools, "region": "us-west-2"}), preview=False)
@@ -130,7 +130,7 @@ def test_gke_checks_run_before_anything_registers(gcp_pools):
 
 
 def test_an_identity_the_target_refuses_stops_before_anything_registers(aws_pools):
-    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], node_security_group_ids=["sg-0123456789abcdef0"])
+    cluster = EksCluster("prod", ["subnet-0000000a", "subnet-0000000b"], node_security_group_ids=["sg-0123456789abcdef0"])
     run, error = run_program_capture(platform_program(cluster, {"pools": aws_pools, "region": "us-west-2"}))
     assert isinstance(error, ValidationError)
     assert describe(error) == [
@@ -162,7 +162,7 @@ def test_eks_on_a_kubernetes_version_without_a_known_autoscaler_release_needs_an
 
 
 def _eks() -> EksCluster:
-    return EksCluster("prod", ["subnet-a"], node_security_group_ids=["sg-0123456789abcdef0"],
+    return EksCluster("prod", ["subnet-0000000a"], node_security_group_ids=["sg-0123456789abcdef0"],
                       oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/X",
                       oidc_issuer_url="https://oidc.eks.us-west-2.amazonaws.com/id/X")
 

@@ -49,7 +49,7 @@ def test_eks_taint_effects_capacity_and_accelerator_label_read_back():
     taints = [{"key": "team", "value": "ml", "effect": "PreferNoSchedule"}, {"key": "x", "effect": "NoExecute"}]
     run = run_program(lambda: NodePool("train", dict(pool_class="gpu-training", instance_types=["g6.xlarge"],
                                                      taints=taints),
-                                       EksCluster("prod", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-1")),
+                                       EksCluster("prod", ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id="sg-00000001")),
                       preview=False)
     (group,) = run.of_type(TYPE_EKS_NODE_GROUP)
     assert group.inputs["capacityType"] == "SPOT"

@@ -8,8 +8,8 @@ OIDC_ARN = "arn:aws:iam::111122223333:oidc-provider/oidc.eks.us-west-2.amazonaws
 OIDC_URL = "https://oidc.eks.us-west-2.amazonaws.com/id/ABC"
 
 EKS_WIRE = {
-    "clusterName": "demo", "region": "us-west-2", "subnetIds": ["subnet-a", "subnet-b"],
-    "clusterSecurityGroupId": "sg-cluster", "oidcProviderArn": OIDC_ARN, "oidcIssuerUrl": OIDC_URL,
+    "clusterName": "demo", "region": "us-west-2", "subnetIds": ["subnet-0000000a", "subnet-0000000b"],
+    "clusterSecurityGroupId": "sg-00000c1a", "oidcProviderArn": OIDC_ARN, "oidcIssuerUrl": OIDC_URL,
     "tags": {"team": "platform"},
     "pools": [
         {"name": "web", "poolClass": "resident", "instanceTypes": ["m6i.xlarge"], "minNodes": 2.0, "maxNodes": 6.0,
@@ -57,7 +57,7 @@ GKE_POOLS = [
 
 
 def eks_python(k8s_provider):
-    cluster = EksCluster("demo", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-cluster",
+    cluster = EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id="sg-00000c1a",
                          oidc_provider_arn=OIDC_ARN, oidc_issuer_url=OIDC_URL, tags={"team": "platform"})
     return Platform("p", cluster, {"pools": EKS_POOLS, "guardrails": EKS_GUARDRAILS, "region": "us-west-2"},
                     k8s_provider)

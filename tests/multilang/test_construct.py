@@ -68,7 +68,7 @@ def other_resources():
     the component), returned as the Python API and the wire spell them."""
     import pulumi_aws as aws
     cluster = aws.eks.Cluster("demo", name="demo", role_arn="arn:aws:iam::111122223333:role/eks",
-                              vpc_config={"subnet_ids": ["subnet-a", "subnet-b"]})
+                              vpc_config={"subnet_ids": ["subnet-0000000a", "subnet-0000000b"]})
     group = aws.ec2.SecurityGroup("cluster-sg", vpc_id="vpc-1")
     oidc = aws.iam.OpenIdConnectProvider("oidc", url=OIDC_URL, client_id_lists=["sts.amazonaws.com"])
     return cluster.name, group.id, oidc.arn
@@ -84,7 +84,7 @@ def test_ids_may_be_other_resources_outputs(construct, preview):
 
     def python_program(k8s_provider):
         name, group, oidc_arn = other_resources()
-        target = EksCluster(name, ["subnet-a", "subnet-b"], cluster_security_group_id=group,
+        target = EksCluster(name, ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id=group,
                             oidc_provider_arn=oidc_arn, oidc_issuer_url=OIDC_URL, tags={"team": "platform"})
         Platform("p", target, {"pools": EKS_POOLS, "guardrails": EKS_GUARDRAILS, "region": "us-west-2"}, k8s_provider)
 

@@ -101,7 +101,7 @@ def test_unknowns_where_the_component_takes_outputs_pass_through(construct, bare
     first = [g.inputs["subnetIds"][0] for g in groups]
     # The other resource's id (the mock engine's), or unknown during the preview: never a default.
     assert len(groups) == 3 and all(isinstance(s, Unknown) if bare else s == "elsewhere-id" for s in first)
-    assert [g.inputs["subnetIds"][1:] for g in groups if len(g.inputs["subnetIds"]) > 1] == [["subnet-b"]] * 2
+    assert [g.inputs["subnetIds"][1:] for g in groups if len(g.inputs["subnetIds"]) > 1] == [["subnet-0000000b"]] * 2
 
 
 def test_gke_refuses_an_unknown_pool_field_and_names_its_own_output_inputs(construct):

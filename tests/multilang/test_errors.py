@@ -21,9 +21,9 @@ from multilang_configs import EKS_GUARDRAILS, EKS_POOLS, EKS_WIRE, GKE_POOLS, GK
 
 def eks_python(pools=None, guardrails=None, region="us-west-2", **cluster):
     def build(k8s_provider):
-        kw = {"cluster_security_group_id": "sg-cluster", "oidc_provider_arn": OIDC_ARN, "oidc_issuer_url": OIDC_URL,
+        kw = {"cluster_security_group_id": "sg-00000c1a", "oidc_provider_arn": OIDC_ARN, "oidc_issuer_url": OIDC_URL,
               "tags": {"team": "platform"}, **cluster}
-        target = EksCluster("demo", ["subnet-a", "subnet-b"], **kw)
+        target = EksCluster("demo", ["subnet-0000000a", "subnet-0000000b"], **kw)
         Platform("p", target, {"pools": pools or EKS_POOLS, "guardrails": guardrails or EKS_GUARDRAILS,
                                "region": region}, k8s_provider)
     return build
@@ -187,7 +187,7 @@ def test_one_output_for_a_whole_list_is_refused_by_name(construct):
     def program():
         import pulumi_aws as aws
         group = aws.ec2.SecurityGroup("cluster-sg", vpc_id="vpc-1")
-        return {"subnetIds": group.id.apply(lambda i: ["subnet-a", "subnet-b"])}
+        return {"subnetIds": group.id.apply(lambda i: ["subnet-0000000a", "subnet-0000000b"])}
     got = construct("EksPlatform", EKS_WIRE, program=program)
     assert isinstance(got.error, InputPropertiesError)
     assert got.error.errors == [{"property_path": "subnetIds", "reason": (

@@ -9,7 +9,7 @@ import pytest
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import provider_pb2 as proto
 
-from nodepools.backends.aws.tables import PARTITIONS
+from nodepools.clouds.regions import AWS_PARTITIONS as PARTITIONS
 from nodepools.backends.gcp.tables import GpuDriverVersion
 from nodepools.guardrails.spec import AlertsSpec, ChartVersions, GuardrailsSpec, KueueMode, LimitRangeSpec
 from nodepools.multilang import guardrails_args, pool_args

@@ -27,7 +27,7 @@ def app(cpu="1", memory="2Gi", gpus=None, **spec):
 
 
 def platform():
-    cluster = EksCluster("prod", ["subnet-a", "subnet-b"], cluster_security_group_id="sg-1")
+    cluster = EksCluster("prod", ["subnet-0000000a", "subnet-0000000b"], cluster_security_group_id="sg-00000001")
     NodePool("web", dict(pool_class="resident", instance_types=["m6i.xlarge"]), cluster)
     jobs = NodePool("jobs", dict(pool_class="batch", instance_types=["c6i.2xlarge"], capacity="spot"), cluster)
     infer = NodePool("infer", dict(pool_class="gpu-inference", instance_types=["g6.xlarge"]), cluster)
@@ -71,7 +71,7 @@ def test_misconfigured_workloads_get_the_right_verdict_and_reason(report):
 
 def raw_stack():
     role = aws.iam.Role("role", assume_role_policy="{}")
-    aws.eks.NodeGroup("legacy", cluster_name="prod", node_role_arn=role.arn, subnet_ids=["subnet-a"],
+    aws.eks.NodeGroup("legacy", cluster_name="prod", node_role_arn=role.arn, subnet_ids=["subnet-0000000a"],
                       instance_types=["m6i.large"], capacity_type="SPOT",
                       scaling_config={"min_size": 0, "max_size": 3, "desired_size": 0},
                       labels={"team": "data"}, taints=[{"key": "team", "value": "data", "effect": "NO_SCHEDULE"}])

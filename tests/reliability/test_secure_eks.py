@@ -93,13 +93,13 @@ def test_the_cluster_security_group_may_be_an_output_of_the_cluster():
     import pulumi_aws as aws
 
     def program():
-        eks = aws.eks.Cluster("prod", name="prod", role_arn="arn:aws:iam::1:role/eks",
+        eks = aws.eks.Cluster("prod", name="prod", role_arn="arn:aws:iam::111122223333:role/eks",
                               vpc_config={"subnet_ids": ["subnet-0a1b2c3d4e5f60701"]})
-        sg = eks.vpc_config.apply(lambda vpc: "sg-from-cluster")
+        sg = eks.vpc_config.apply(lambda vpc: "sg-000000fc")
         platform_program(lambda: eks_target(cluster_security_group_id=sg, node_security_group_ids=[]),
                          aws_pools(), region="us-west-2")()
 
-    for preview, groups in ((False, ["sg-from-cluster"]), (True, [UNKNOWN_WIRE])):
+    for preview, groups in ((False, ["sg-000000fc"]), (True, [UNKNOWN_WIRE])):
         # A preview of the cluster's creation does not know the group EKS will create.
         run = run_program(program, preview=preview)
         [cluster] = run.of_type(v.TYPE_EKS_CLUSTER)

@@ -18,7 +18,7 @@ def key(name, value):
 
 CORPUS = [
     ("wrong type", "aws-dev", pool(1, max_nodes="six"),
-     "nodepools:pools[1].max_nodes: Input should be a valid integer, unable to parse string as an integer"),
+     "nodepools:pools[1].max_nodes: Input should be a valid integer"),
     ("list given as string", "aws-dev", pool(0, instance_types="m7i.xlarge"),
      "nodepools:pools[0].instance_types: Input should be a valid list"),
     ("unknown class", "aws-dev", pool(2, pool_class="gpu-serving"),

@@ -102,10 +102,12 @@ GKE_REFUSED = {
         "Kubernetes secrets, with roles/cloudkms.cryptoKeyEncrypterDecrypter for the GKE service agent; or set "
         "secrets_encryption: false to opt out"]),
     "key elsewhere": ({"database_encryption_key": GKE_KEY.replace("us-central1", "europe-west4")}, [
-        "nodepools:cluster.database_encryption_key: the key lives in 'europe-west4'; GKE needs it in the cluster's "
+        f"nodepools:cluster.database_encryption_key: database_encryption_key "
+        f"{GKE_KEY.replace('us-central1', 'europe-west4')!r} lives in 'europe-west4'; GKE needs it in the cluster's "
         "region 'us-central1'"]),
     "not a key": ({"database_encryption_key": "gke-secrets"}, [
-        "nodepools:cluster.database_encryption_key: 'gke-secrets' is not a Cloud KMS key name (projects/<p>/"
+        "nodepools:cluster.database_encryption_key: database_encryption_key 'gke-secrets' is not a Cloud KMS key "
+        "name (projects/<p>/"
         "locations/<l>/keyRings/<r>/cryptoKeys/<k>)"]),
     "opted out with a key": ({"secrets_encryption": False}, [
         "nodepools:cluster.secrets_encryption: secrets_encryption: false leaves database_encryption_key unused: "

@@ -11,7 +11,7 @@ from nodepools.clouds.topology import (AWS_FOUR_LAYER, AWS_THREE_LAYER, GKE_HOST
 from nodepools.spec import PoolSpec, describe
 from nodepools.vocabulary import Cloud
 
-CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-a", "subnet-b"), cluster_security_group_id="sg-c")
+CTX = EksContext(cluster_name="prod", subnet_ids=("subnet-0000000a", "subnet-0000000b"), cluster_security_group_id="sg-0000000c")
 GKE = GkeContext(project="my-project", location="us-central1", default_zones=("us-central1-b", "us-central1-c"))
 
 
@@ -67,7 +67,7 @@ def test_which_types_can_be_placed_compactly(cloud, machine, ok):
     ({}, True, True),  # multi-node training (default max 4)
     ({"max_nodes": 1}, False, False),
     ({"placement": "spread"}, False, False),  # the opt-out
-    ({"placement": "compact", "subnet_ids": ["subnet-z"]}, True, False),
+    ({"placement": "compact", "subnet_ids": ["subnet-000000ff"]}, True, False),
     ({"pool_class": "batch", "instance_types": ["c7i.2xlarge"]}, False, False),  # the default is for training only
     ({"provisioner": "karpenter"}, False, False),
 ])
@@ -89,31 +89,31 @@ def test_eks_default_compact_takes_the_first_subnet_and_ignores_what_it_set_afte
     plan = translate_pool(training(), CTX)
     assert plan.placement_group == {"strategy": "cluster", "tags": {
         "nodepools.io/pool": "train", "nodepools.io/pool-class": "gpu-training"}}
-    assert plan.node_group["subnet_ids"] == ["subnet-a"]
+    assert plan.node_group["subnet_ids"] == ["subnet-0000000a"]
     assert plan.node_group_ignore_changes == ("scalingConfig.desiredSize", "subnetIds")
     assert plan.launch_template_ignore_changes == ("placement",)
 
 
 def test_eks_default_compact_keeps_a_pools_own_single_subnet_and_spreads_over_several():
-    own = translate_pool(training(subnet_ids=["subnet-z"]), CTX)
+    own = translate_pool(training(subnet_ids=["subnet-000000ff"]), CTX)
     assert (own.node_group["subnet_ids"], own.node_group_ignore_changes, own.launch_template_ignore_changes) == (
-        ["subnet-z"], ("scalingConfig.desiredSize",), ("placement",))
-    several = translate_pool(training(subnet_ids=["subnet-y", "subnet-z"]), CTX)
-    assert (several.placement_group, several.node_group["subnet_ids"]) == (None, ["subnet-y", "subnet-z"])
+        ["subnet-000000ff"], ("scalingConfig.desiredSize",), ("placement",))
+    several = translate_pool(training(subnet_ids=["subnet-000000dd", "subnet-000000ff"]), CTX)
+    assert (several.placement_group, several.node_group["subnet_ids"]) == (None, ["subnet-000000dd", "subnet-000000ff"])
 
 
 def test_eks_explicit_compact_is_applied_as_given_and_spread_is_untouched():
-    explicit = translate_pool(training(placement="compact", subnet_ids=["subnet-z"]), CTX)
+    explicit = translate_pool(training(placement="compact", subnet_ids=["subnet-000000ff"]), CTX)
     assert (explicit.placement_group["strategy"], explicit.node_group_ignore_changes,
             explicit.launch_template_ignore_changes) == ("cluster", ("scalingConfig.desiredSize",), ())
     spread = translate_pool(training(placement="spread"), CTX)
     assert (spread.placement_group, spread.node_group["subnet_ids"], spread.launch_template_ignore_changes) == (
-        None, ["subnet-a", "subnet-b"], ())
+        None, ["subnet-0000000a", "subnet-0000000b"], ())
 
 
 def test_eks_compact_on_a_type_without_cluster_placement_groups_is_refused():
     pool = PoolSpec(name="jobs", pool_class="batch", instance_types=["t3.2xlarge"], placement="compact",
-                    subnet_ids=["subnet-z"], custom_capacity={"t3.2xlarge": {"vcpu": 8, "memory_gib": 32}})
+                    subnet_ids=["subnet-000000ff"], custom_capacity={"t3.2xlarge": {"vcpu": 8, "memory_gib": 32}})
     assert _lines(eks_pool_problems(pool, CTX)) == [
         "instance_types[0]: placement 'compact' needs a cluster placement group, which 't3.2xlarge' cannot join "
         "(allowed: current-generation types except burstable t2/t3/t4g, mac and *-flex types); choose such a type or "

@@ -8,13 +8,23 @@ outside the backends.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import pulumi
 
+from nodepools.spec.model import DEFERRED
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
+
+
+def at_the_gate(value: Any) -> Any:
+    """``value`` as the rules see it: an output of another resource (or any awaitable) is
+    ``DEFERRED``, known only once that resource exists; anything else as given."""
+    if isinstance(value, pulumi.Output) or inspect.isawaitable(value):
+        return DEFERRED
+    return value
 
 
 @dataclass

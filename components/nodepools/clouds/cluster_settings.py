@@ -18,39 +18,37 @@ import ipaddress
 import re
 from typing import ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 
-from nodepools.clouds.aws import POOL_TAG_KEYS
-from nodepools.clouds.gcp import PROJECT_ID, region_of
-from nodepools.clouds.regions import aws_region_error, aws_tag_problems, gcp_location_error
+from nodepools.clouds.arns import IAM_PRINCIPAL, IAM_ROLE, KMS_KEY, arn_problem
+from nodepools.clouds.eks_target import EKS_NAME_RULE, EksTarget
+from nodepools.clouds.endpoints import ca_data_problem, endpoint_problems
+from nodepools.clouds.gcp import GKE_NAME, GKE_NAME_RULE, PROJECT_ID, kms_key_problem, region_of
+from nodepools.clouds.regions import aws_partition, aws_region_error, gcp_location_error, gcp_zone_error
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
-from nodepools.spec.model import StrictModel
+from nodepools.spec.model import DEFERRED, Flag, StrictModel
 from nodepools.spec.pool_rules import duplicate_problems
 from nodepools.spec.system_nodes import SystemNodes
 
-_EKS_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}\Z")
-_GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?\Z")
-_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}\Z")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}\Z")
-_SG = re.compile(r"^sg-[0-9a-f]{8,17}\Z")
 _CIDR = re.compile(r"\d{1,3}(\.\d{1,3}){3}/\d{1,2}\Z")
 # A private cluster's control-plane range: exactly a /28 (hashicorp/terraform-provider-google,
 # which pulumi-gcp bridges: resource_container_cluster.go, private_cluster_config.master_ipv4_cidr_block,
 # ValidateFunc validation.IsCIDRNetwork(28, 28), "it must be a /28 subnet").
 GKE_MASTER_PREFIX = 28
-_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
-_KMS_KEY = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+")
 
 Mode = Literal["create", "attach"]
 DEFAULT_KUBERNETES_VERSION = "1.35"
+# A cluster target's argument (the Python API's, the multi-language components') -> its stack config key.
+TARGET_FIELDS_IN_CONFIG = {"cluster_name": "name", "default_zones": "zones"}
 
 
 class _Cluster(StrictModel):
     name: str
     mode: Mode = "create"
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
-    deletion_protection: bool = True
+    deletion_protection: Flag = True
     # Attach mode: how the Kubernetes provider reaches the cluster, without an invoke:
     # its endpoint and CA bundle, or a context of the deployer's kubeconfig.
     endpoint: str | None = None
@@ -62,9 +60,17 @@ class _Cluster(StrictModel):
     CREATE_ONLY: ClassVar[tuple[str, ...]] = ()
     CREATE_REQUIRED: ClassVar[tuple[str, ...]] = ()
 
-    def _common(self, problems: Problems, name_rule: re.Pattern[str], name_text: str) -> None:
-        if not name_rule.match(self.name):
+    def _common(self, problems: Problems, name_rule: re.Pattern[str] | None, name_text: str,
+                region: str | None) -> None:
+        """The rules both clouds' clusters share (``name_rule`` None: the name is the target's to check)."""
+        if name_rule is not None and not name_rule.match(self.name):
             problems.add("name", f"cluster name {self.name!r} is invalid: {name_text}", self.name)
+        if self.endpoint is not None:
+            for why in endpoint_problems(self.endpoint, region):
+                # An endpoint with credentials is not quoted back: its password is in it.
+                problems.add("endpoint", why, None if "@" in self.endpoint else self.endpoint)
+        if self.certificate_authority_data is not None and (why := ca_data_problem(self.certificate_authority_data)):
+            problems.add("certificate_authority_data", why, None)
         if self.kubernetes_version not in SUPPORTED_KUBERNETES_VERSIONS:
             problems.add("kubernetes_version", f"kubernetes_version {self.kubernetes_version!r} is not supported "
                          f"(allowed: {', '.join(SUPPORTED_KUBERNETES_VERSIONS)})", self.kubernetes_version)
@@ -92,8 +98,6 @@ class _Cluster(StrictModel):
         if has_endpoint == (self.kubeconfig_context is not None):
             problems.add("mode", "mode 'attach' needs exactly one way to reach the cluster: endpoint + "
                          "certificate_authority_data, or kubeconfig_context", self.mode)
-        if self.endpoint is not None and not self.endpoint.startswith("https://"):
-            problems.add("endpoint", f"endpoint {self.endpoint!r} must start with https://", self.endpoint)
 
 
 class EksClusterConfig(_Cluster):
@@ -105,7 +109,7 @@ class EksClusterConfig(_Cluster):
     region: str
     subnet_ids: list[str] = Field(min_length=2)
     vpc_id: str | None = None
-    endpoint_public_access: bool = False
+    endpoint_public_access: Flag = False
     public_access_cidrs: list[str] = Field(default_factory=list)
     kms_key_arn: str | None = None
     cluster_role_arn: str | None = None
@@ -131,25 +135,24 @@ class EksClusterConfig(_Cluster):
     @model_validator(mode="after")
     def _check(self) -> "EksClusterConfig":
         problems = Problems()
-        self._common(problems, _EKS_NAME, "1-100 letters, digits, '-' or '_', starting alphanumeric")
-        if err := aws_region_error(self.region):
-            problems.add("region", err, self.region)
-        for i, subnet in enumerate(self.subnet_ids):
-            if not _SUBNET.match(subnet):
-                problems.add(("subnet_ids", i), f"{subnet!r} is not a subnet id (subnet-<8 or 17 hex>)", subnet)
-        duplicate_problems("subnet_ids", self.subnet_ids, problems)
-        for key, message in aws_tag_problems(self.tags, POOL_TAG_KEYS):
-            problems.add("tags" if key is None else ("tags", key), message, self.tags if key is None else key)
+        region = self.region if aws_region_error(self.region) is None else None
+        partition = aws_partition(region) if region is not None else None
+        self._common(problems, None, EKS_NAME_RULE, region)
+        try:
+            self.target
+        except ValidationError as err:
+            problems.absorb(err, rename=TARGET_FIELDS_IN_CONFIG)
         if self.vpc_id is not None and not _VPC.match(self.vpc_id):
             problems.add("vpc_id", f"{self.vpc_id!r} is not a VPC id (vpc-<8 or 17 hex>)", self.vpc_id)
         if self.mode == "create" and self.admin_principal_arn is None:
             problems.add("admin_principal_arn", "admin_principal_arn is required to create a cluster: the IAM role "
                          "(or user) given cluster admin through an access entry, e.g. the role that runs pulumi up "
                          "(arn:aws:iam::<account>:role/<name>); the cluster's creator gets no admin of its own", None)
-        for field in ("kms_key_arn", "cluster_role_arn", "node_role_arn", "oidc_provider_arn", "admin_principal_arn"):
+        for field, kind in (("kms_key_arn", KMS_KEY), ("cluster_role_arn", IAM_ROLE),
+                            ("admin_principal_arn", IAM_PRINCIPAL)):
             value = getattr(self, field)
-            if value is not None and not _ARN.match(value):
-                problems.add(field, f"{field} {value!r} is not an ARN (arn:aws:...)", value)
+            if value is not None and (why := arn_problem(field, value, kind, partition, region)):
+                problems.add(field, why, value)
         if self.mode == "attach" and self.cluster_security_group_id is None:
             problems.add("cluster_security_group_id", "mode 'attach' needs the cluster security group EKS created "
                          "(sg-...; the cluster's vpc_config.cluster_security_group_id): the nodes join through it",
@@ -157,9 +160,6 @@ class EksClusterConfig(_Cluster):
         if self.mode == "create" and self.cluster_security_group_id is not None:
             problems.add("cluster_security_group_id", "cluster_security_group_id is for mode 'attach': a created "
                          "cluster reports its own", self.cluster_security_group_id)
-        if self.cluster_security_group_id is not None and not _SG.match(self.cluster_security_group_id):
-            problems.add("cluster_security_group_id", f"{self.cluster_security_group_id!r} is not a security group "
-                         "id (sg-<8 or 17 hex>)", self.cluster_security_group_id)
         if self.public_access_cidrs and not self.endpoint_public_access:
             problems.add("public_access_cidrs", "public_access_cidrs needs endpoint_public_access: true",
                          self.public_access_cidrs)
@@ -167,9 +167,7 @@ class EksClusterConfig(_Cluster):
             problems.add("public_access_cidrs", "a public endpoint must name the CIDRs allowed to reach it "
                          "(0.0.0.0/0 is never the default)", [])
         _check_cidrs(problems, "public_access_cidrs", self.public_access_cidrs)
-        if (self.oidc_provider_arn is None) != (self.oidc_issuer_url is None):
-            problems.add("oidc_provider_arn", "oidc_provider_arn and oidc_issuer_url go together", None)
-        elif self.mode == "attach" and self.oidc_provider_arn is None:
+        if self.mode == "attach" and self.oidc_provider_arn is None and self.oidc_issuer_url is None:
             problems.add("oidc_provider_arn", "mode 'attach' on aws needs oidc_provider_arn and oidc_issuer_url: "
                          "cluster-autoscaler assumes its IAM role through the cluster's OIDC provider (IRSA)", None)
         if self.mode == "create" and self.oidc_provider_arn is not None:
@@ -177,6 +175,20 @@ class EksClusterConfig(_Cluster):
                          "is for mode 'attach'", self.oidc_provider_arn)
         problems.raise_if_any("EksClusterConfig")
         return self
+
+    @property
+    def target(self) -> EksTarget:
+        """The cluster as its pools see it, checked by the rules every door shares; what only a
+        created cluster knows (its security group, its OIDC provider) is ``DEFERRED``."""
+        created = self.mode == "create"
+        return EksTarget.model_validate(dict(
+            cluster_name=self.name, region=self.region, subnet_ids=list(self.subnet_ids),
+            node_role_arn=self.node_role_arn, tags=dict(self.tags),
+            # Given in attach mode (the stack's own rule names it when missing), the cluster's in create mode.
+            cluster_security_group_id=DEFERRED if self.cluster_security_group_id is None
+            else self.cluster_security_group_id,
+            oidc_provider_arn=DEFERRED if created else self.oidc_provider_arn,
+            oidc_issuer_url=DEFERRED if created else self.oidc_issuer_url))
 
 
 class GkeClusterConfig(_Cluster):
@@ -192,12 +204,12 @@ class GkeClusterConfig(_Cluster):
     pods_range_name: str | None = None
     services_range_name: str | None = None
     master_ipv4_cidr_block: str = "172.16.0.0/28"
-    enable_private_endpoint: bool = True
+    enable_private_endpoint: Flag = True
     master_authorized_cidrs: list[str] = Field(default_factory=list)
     release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
     # Application-layer secrets encryption (CIS GKE 5.3.1): on unless turned off explicitly,
     # and then with the Cloud KMS key that encrypts Kubernetes secrets (docs/design.md section 10).
-    secrets_encryption: bool = True
+    secrets_encryption: Flag = True
     database_encryption_key: str | None = None
     # GCP labels on the cluster and every node VM and disk.
     resource_labels: dict[str, str] = Field(default_factory=dict)
@@ -211,7 +223,8 @@ class GkeClusterConfig(_Cluster):
     @model_validator(mode="after")
     def _check(self) -> "GkeClusterConfig":
         problems = Problems()
-        self._common(problems, _GKE_NAME, "1-40 lowercase letters, digits or '-', starting with a letter")
+        location_ok = gcp_location_error(self.location) is None
+        self._common(problems, GKE_NAME, GKE_NAME_RULE, None)
         if not PROJECT_ID.match(self.project):
             problems.add("project", f"project {self.project!r} is not a GCP project id (6-30 lowercase letters, "
                          "digits or '-', starting with a letter)", self.project)
@@ -222,8 +235,8 @@ class GkeClusterConfig(_Cluster):
                          f"a /{GKE_MASTER_PREFIX}: GKE's private control-plane range is exactly 16 addresses",
                          self.master_ipv4_cidr_block)
         self._secrets_encryption(problems)
-        if self.zones and not all(z.startswith(self.location) for z in self.zones):
-            problems.add("zones", f"zones {self.zones} must lie in location {self.location!r}", self.zones)
+        if location_ok:
+            zone_problems(problems, "zones", self.zones, region_of(self.location))
         problems.raise_if_any("GkeClusterConfig")
         return self
 
@@ -240,13 +253,17 @@ class GkeClusterConfig(_Cluster):
             problems.add("secrets_encryption", "secrets_encryption: false leaves database_encryption_key unused: "
                          "drop one of them", self.secrets_encryption)
         elif key is not None:
-            match = _KMS_KEY.fullmatch(key)
-            if match is None:
-                problems.add("database_encryption_key", f"{key!r} is not a Cloud KMS key name (projects/<p>/"
-                             "locations/<l>/keyRings/<r>/cryptoKeys/<k>)", key)
-            elif gcp_location_error(self.location) is None and match["location"] != region_of(self.location):
-                problems.add("database_encryption_key", f"the key lives in {match['location']!r}; GKE needs it "
-                             f"in the cluster's region {region_of(self.location)!r}", key)
+            region = region_of(self.location) if gcp_location_error(self.location) is None else None
+            if why := kms_key_problem("database_encryption_key", key, region):
+                problems.add("database_encryption_key", why, key)
+
+
+def zone_problems(problems: Problems, field: str, zones: list[str] | tuple[str, ...], region: str) -> None:
+    """Each of ``zones`` a zone of ``region``, none listed twice (a GKE cluster's node locations)."""
+    for i, zone in enumerate(zones):
+        if why := gcp_zone_error(zone, region):
+            problems.add((field, i), why, zone)
+    duplicate_problems(field, list(zones), problems)
 
 
 def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> bool:

@@ -30,6 +30,31 @@ GPU_MODEL_OF_ACCELERATOR: dict[str, GpuModel] = {
 
 PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]\Z")
 _ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
+# GKE cluster names (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters
+# ``name``): lowercase letters, digits and '-', starting with a letter, at most 40.
+GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?\Z")
+GKE_NAME_RULE = "1-40 lowercase letters, digits or '-', starting with a letter"
+_CLUSTER_ID = re.compile(r"projects/[^/]+/locations/[^/]+/clusters/(?P<name>[^/]+)\Z")
+KMS_KEY_NAME = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+\Z")
+
+
+def cluster_name_problem(name: str, ids: bool = False) -> str | None:
+    """Why ``name`` is no GKE cluster name (with ``ids``, nor a ``projects/P/locations/L/clusters/C`` id)."""
+    match = _CLUSTER_ID.match(name) if ids else None
+    if GKE_NAME.match(match["name"] if match else name):
+        return None
+    return f"cluster name {name!r} is invalid: {GKE_NAME_RULE}" + (
+        " (or projects/<p>/locations/<l>/clusters/<name>)" if ids else "")
+
+
+def kms_key_problem(field: str, key: str, region: str | None) -> str | None:
+    """Why ``key`` is no Cloud KMS key of ``region`` (None: any region); None when it is."""
+    match = KMS_KEY_NAME.match(key)
+    if match is None:
+        return f"{field} {key!r} is not a Cloud KMS key name (projects/<p>/locations/<l>/keyRings/<r>/cryptoKeys/<k>)"
+    if region is not None and match["location"] != region:
+        return f"{field} {key!r} lives in {match['location']!r}; GKE needs it in the cluster's region {region!r}"
+    return None
 
 
 def region_of(location: str) -> str:

@@ -8,13 +8,22 @@ would otherwise reach the provider, or an offline plan, unnoticed).
   and "AWS GovCloud (US) Regions"; the European Sovereign Cloud partition is not listed
   (nodepools derives ARNs for aws, aws-cn and aws-us-gov only).
 - GCP: cloud.google.com/compute/docs/regions-zones; a zone is its region and ``-<letter>``.
+- Partitions: each region belongs to one ARN partition (docs.aws.amazon.com/IAM/latest/
+  UserGuide/reference-arns.html): ``aws-cn`` for the China regions (``cn-*``),
+  ``aws-us-gov`` for GovCloud (``us-gov-*``), ``aws`` for the others listed.
 - Tags: docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html "Tag naming limits
   and requirements": at most 50 user tags per resource, keys 1-128 and values 0-256
-  characters, and the ``aws:`` prefix reserved for AWS's own tags.
+  characters of letters, numbers, spaces and ``_ . : / = + - @`` (no control character:
+  a newline or NUL is no tag AWS stores as written), and the ``aws:`` prefix reserved for
+  AWS's own tags. ``kubernetes.io/cluster/<name>`` is the ownership tag the Kubernetes
+  AWS cloud provider and the AWS Load Balancer Controller read (kubernetes/cloud-provider-aws:
+  pkg/providers/v1/tags.go ``TagNameKubernetesClusterPrefix``): on a cluster's resources it
+  may name that cluster only.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Mapping
 
 AWS_REGIONS = (
@@ -36,6 +45,8 @@ GCP_REGIONS = (
     "us-west3", "us-west4",
 )
 _GCP_ZONE = re.compile(r"([a-z0-9-]+)-[a-z]\Z")
+AWS_PARTITIONS = ("aws", "aws-cn", "aws-us-gov")
+KUBERNETES_CLUSTER_TAG_PREFIX = "kubernetes.io/cluster/"
 
 AWS_TAGS_MAX, AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX = 50, 128, 256
 # cloud.google.com/compute/docs/labeling-resources, "Requirements for labels": at most 64 per resource.
@@ -49,6 +60,25 @@ def aws_region_error(region: str) -> str | None:
     return f"region {region!r} is not an AWS region (allowed: {', '.join(AWS_REGIONS)})"
 
 
+def aws_partition(region: str) -> str:
+    """The ARN partition of ``region`` (no ``get_partition`` invoke needed)."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def gcp_zone_error(zone: str, region: str) -> str | None:
+    """None when ``zone`` is a zone of the GCP ``region``, else why not."""
+    match = _GCP_ZONE.match(zone)
+    if match is None:
+        return f"{zone!r} is not a zone name (expected <region>-<letter>, e.g. {region}-a)"
+    if match.group(1) != region:
+        return f"zone {zone!r} is not in the cluster's region {region} (allowed: {region}-<letter>)"
+    return None
+
+
 def gcp_location_error(location: str) -> str | None:
     """None for a GCP region or a zone of one (a cluster's ``location``)."""
     zone = _GCP_ZONE.match(location)
@@ -57,9 +87,20 @@ def gcp_location_error(location: str) -> str | None:
     return f"location {location!r} is not a GCP region or a zone of one (regions: {', '.join(GCP_REGIONS)})"
 
 
-def aws_tag_problems(tags: Mapping[str, str], added: tuple[str, ...] = ()) -> list[tuple[str | None, str]]:
+def control_character(text: str) -> str | None:
+    """The first control or format character of ``text`` (newline, NUL, ...), as ``U+000A at
+    index 5``; None when there is none."""
+    for i, char in enumerate(text):
+        if unicodedata.category(char).startswith("C"):
+            return f"U+{ord(char):04X} at index {i}"
+    return None
+
+
+def aws_tag_problems(tags: Mapping[str, str], added: tuple[str, ...] = (),
+                     cluster_name: str | None = None) -> list[tuple[str | None, str]]:
     """(tag key or None for the whole map, message) for each AWS limit ``tags`` breaks;
-    ``added`` are the tags nodepools puts beside them on the same resources."""
+    ``added`` are the tags nodepools puts beside them on the same resources; ``cluster_name``
+    (when known) is the one cluster a ``kubernetes.io/cluster/<name>`` tag may name."""
     problems: list[tuple[str | None, str]] = []
     room = AWS_TAGS_MAX - len(added)
     if len(tags) > room:
@@ -74,4 +115,13 @@ def aws_tag_problems(tags: Mapping[str, str], added: tuple[str, ...] = ()) -> li
                                   "its own tags"))
         if len(value) > AWS_TAG_VALUE_MAX:
             problems.append((key, f"tag value has {len(value)} characters; AWS allows 0-{AWS_TAG_VALUE_MAX}"))
+        for what, text in (("key", key), ("value", value)):
+            if where := control_character(text):
+                problems.append((key, f"tag {what} has a control character ({where}); AWS tags are letters, "
+                                      "digits, spaces and _ . : / = + - @"))
+        owner = key[len(KUBERNETES_CLUSTER_TAG_PREFIX):] if key.startswith(KUBERNETES_CLUSTER_TAG_PREFIX) else None
+        if owner is not None and cluster_name is not None and owner != cluster_name:
+            problems.append((key, f"tag {key!r} claims the resources for cluster {owner!r}, but they belong to "
+                                  f"cluster {cluster_name!r}: the AWS cloud provider and load balancer controller "
+                                  f"read {KUBERNETES_CLUSTER_TAG_PREFIX}<name> as ownership; remove it"))
     return problems

@@ -73,6 +73,13 @@ def validate_platform(cluster: ClusterTarget, args: PlatformArgs,
     ``cluster_pools``, when given for ``args.pools`` on this cloud, is not built again."""
     region = region_of(cluster, args)
     problems = Problems()
+    check_region = getattr(cluster, "check_region", None)
+    if args.region is not None and check_region is not None:
+        # The target's cluster rules that need the region, when the platform names it.
+        try:
+            check_region(args.region)
+        except ValidationError as err:
+            problems.absorb(err)
     same = cluster_pools is not None and cluster_pools.cloud is cluster.cloud and \
         cluster_pools.system_nodes == args.system_nodes and \
         len(cluster_pools.pools) == len(args.pools) and all(a is b for a, b in zip(cluster_pools.pools, args.pools))

@@ -17,7 +17,8 @@ from typing import Any, Iterable, Mapping
 import pulumi
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from nodepools.clouds.cluster_settings import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
+from nodepools.clouds.cluster_settings import (DEFAULT_KUBERNETES_VERSION, TARGET_FIELDS_IN_CONFIG, EksClusterConfig,
+                                               GkeClusterConfig)
 from nodepools.components.platform import PlatformArgs
 from nodepools.components.validated import ValidatedPlatform, validate_platform
 from nodepools.backends.connection import PlannedTarget
@@ -150,6 +151,9 @@ def config_path(loc: tuple[str | int, ...]) -> str:
         head, rest = "cluster", ("system_nodes", *rest)
     if head == "cluster" and rest and rest[0] in {c.value for c in Cloud}:
         rest = rest[1:]  # the discriminated union's tag is not part of the user's path
+    if head == "cluster" and rest and rest[0] in TARGET_FIELDS_IN_CONFIG:
+        # A rule of the cluster's pool target names its own argument: the user wrote the config key.
+        rest = (TARGET_FIELDS_IN_CONFIG[str(rest[0])], *rest[1:])
     return dotted(rest, f"{NAMESPACE}:{head}")
 
 

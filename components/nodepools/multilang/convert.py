@@ -1,11 +1,22 @@
 """Arguments of the other languages -> the Python API's validated objects.
 
+The door only converts: ``python_names`` renames the schema's names to Python's
+and leaves every value as it came over the wire (a number is a double, a list a
+list, a string a string), so the values reach the very models the stack config
+and the Python API use, which refuse a wrong type with their own message rather
+than coerce it. The SDK's own mapping (``ComponentProvider.map_input_properties``)
+is not used: it calls ``int()`` on every integer (an ``OverflowError`` on
+``-Infinity``, 2.5 read as 2), maps a string where an object goes to an empty
+object (``guardrails: "on"`` became every default) and passes a string where a
+list goes (``subnetIds: "subnet-a"`` became ``['s', 'u', ...]``).
+
 The arguments carry ``PoolSpec``/``GuardrailsSpec`` field names, so they convert
-by name and are validated by the very models the Python API uses, in the same
-order: the cluster target and the ``PlatformArgs``, then ``Platform.validate``
-(the pool set, the cloud's pool rules, the add-ons' needs), whose
-``ValidatedPlatform`` the component hands to ``Platform`` so no rule runs twice.
-Every problem is collected and raised once, before anything registers.
+by name and are validated in the Python API's order: the cluster target
+(``EksCluster``/``GkeCluster``, whose known values pass the cluster rules every
+door shares) and the ``PlatformArgs``, then ``Platform.validate`` (the pool set,
+the cloud's pool rules, the add-ons' needs), whose ``ValidatedPlatform`` the
+component hands to ``Platform`` so no rule runs twice. Every problem is collected
+and raised once, before anything registers.
 """
 from typing import Any, Callable, Mapping, Optional
 
@@ -17,10 +28,41 @@ from nodepools.backends.base import ClusterTarget
 from nodepools.components.platform import Platform, PlatformArgs
 from nodepools.components.providers import kubernetes_provider_problem
 from nodepools.components.validated import ValidatedPlatform
+from pulumi.errors import InputPropertyError
+from pulumi.provider.experimental.analyzer import PropertyDefinition
+
 from nodepools.multilang.names import invalid_inputs, property_errors
+from nodepools.multilang.unknown import TypeOf, object_type
 from nodepools.spec.errors import Problems
 
 PLATFORM_FIELDS = ("pools", "guardrails", "region")
+
+
+def python_names(component: str, value: Any, properties: Mapping[str, PropertyDefinition],
+                 mapping: Mapping[str, str], type_of: TypeOf, path: str = "") -> Any:
+    """``value`` (an object of the schema) with its property names in Python's spelling, deeply;
+    values untouched, null ones dropped (Pulumi's "not set"). A required property that is missing
+    is refused by its schema path, as the SDK's host refuses it."""
+    if not isinstance(value, dict):
+        return value
+    for name, prop in properties.items():
+        if not prop.optional and value.get(name) is None:
+            where = f"{path}.{name}" if path else name
+            raise InputPropertyError(where, f"Missing required input '{where}' on '{component}'")
+    return {mapping.get(key, key): _item(component, item, properties[key], type_of, f"{path}.{key}" if path else key)
+            if key in properties else item for key, item in value.items() if item is not None}
+
+
+def _item(component: str, value: Any, prop: PropertyDefinition, type_of: TypeOf, path: str) -> Any:
+    typ = object_type(prop, type_of) if prop.ref else None
+    if typ is not None:
+        return python_names(component, value, typ.properties, typ.properties_mapping, type_of, path)
+    if prop.items is not None and isinstance(value, list):
+        return [_item(component, item, prop.items, type_of, f"{path}[{i}]") for i, item in enumerate(value)]
+    if prop.additional_properties is not None and isinstance(value, dict):
+        return {k: _item(component, item, prop.additional_properties, type_of, f"{path}.{k}")
+                for k, item in value.items()}
+    return value
 
 
 def platform_args(args: Mapping[str, Any]) -> dict[str, Any]:

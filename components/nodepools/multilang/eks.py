@@ -53,7 +53,7 @@ class EksPlatformArgs(TypedDict):
     ebs_kms_key_arn: NotRequired[pulumi.Input[str]]
     """A customer-managed KMS key for the nodes' root volumes. Default: the account's EBS default key."""
     partition: NotRequired[str]
-    """The AWS partition, one of aws, aws-cn, aws-us-gov, for policy ARNs. Default: aws."""
+    """The AWS partition, one of aws, aws-cn, aws-us-gov, for policy ARNs. Default: the region's."""
     tags: NotRequired[dict[str, str]]
     """AWS tags for every resource created. Default: none."""
     guardrails: NotRequired[Guardrails]
@@ -64,15 +64,16 @@ NAMES = field_names((EksPlatformArgs, *SHARED_ARG_TYPES))
 
 
 def eks_target(args: EksPlatformArgs) -> EksCluster:
-    """The ``EksCluster`` the arguments describe (raises its own ValidationError)."""
+    """The ``EksCluster`` the arguments describe, values as sent (raises its own ValidationError)."""
     require_lists(args, ("subnet_ids", "node_security_group_ids"))
     return EksCluster(
-        args["cluster_name"], list(args.get("subnet_ids") or []), node_role_arn=args.get("node_role_arn"),
+        args["cluster_name"], args.get("subnet_ids", []), node_role_arn=args.get("node_role_arn"),
         cluster_security_group_id=args.get("cluster_security_group_id"),
-        node_security_group_ids=list(args.get("node_security_group_ids") or []),
+        node_security_group_ids=args.get("node_security_group_ids", []),
         oidc_provider_arn=args.get("oidc_provider_arn"), oidc_issuer_url=args.get("oidc_issuer_url"),
         tags=args.get("tags"), ebs_kms_key_arn=args.get("ebs_kms_key_arn"),
-        attach_cni_policy=args.get("attach_cni_policy", True), partition=args.get("partition") or "aws")
+        attach_cni_policy=args.get("attach_cni_policy", True), partition=args.get("partition"),
+        region=args.get("region"))
 
 
 class EksPlatform(pulumi.ComponentResource):

@@ -56,14 +56,13 @@ NAMES = field_names((GkePlatformArgs, *SHARED_ARG_TYPES))
 
 
 def gke_target(args: GkePlatformArgs) -> GkeCluster:
-    """The ``GkeCluster`` the arguments describe (raises its own ValidationError)."""
+    """The ``GkeCluster`` the arguments describe, values as sent (raises its own ValidationError)."""
     require_lists(args, ("default_zones", "extra_node_roles"))
     return GkeCluster(
         args["cluster_name"], location=args["location"], project=args["project"],
         node_service_account=args.get("node_service_account"), resource_labels=args.get("resource_labels"),
-        default_zones=list(args.get("default_zones") or []),
-        gpu_driver_version=args.get("gpu_driver_version") or "DEFAULT",
-        private_nodes=args.get("private_nodes", True), extra_node_roles=list(args.get("extra_node_roles") or []),
+        default_zones=args.get("default_zones", []), gpu_driver_version=args.get("gpu_driver_version", "DEFAULT"),
+        private_nodes=args.get("private_nodes", True), extra_node_roles=args.get("extra_node_roles", []),
         boot_disk_kms_key=args.get("boot_disk_kms_key"))
 
 

@@ -1,9 +1,11 @@
 """The ``nodepools`` component provider: what ``pulumi package add`` runs (see ``__main__.py``).
 
 ``ComponentProvider`` (``pulumi.provider.experimental``) infers the schema from
-the components' annotations and constructs them. Two changes: unknown input
+the components' annotations and constructs them. Changes: unknown input
 names are refused (``nodepools.multilang.unknown``) rather than dropped; outputs and
-unknowns pass only where the component takes outputs (``nodepools.multilang.deferred``); and,
+unknowns pass only where the component takes outputs (``nodepools.multilang.deferred``);
+values are handed to the components as sent, to be typed by the models every door uses
+(``nodepools.multilang.convert.python_names``); and,
 as the host wraps every exception of a component's constructor as a generic init
 error the engine prints as a traceback, input problems are re-raised as the
 ``InputPropertiesError`` they are, so the engine reports each input's path and reason.
@@ -14,11 +16,13 @@ import sys
 from typing import Any, Optional
 
 from pulumi import Inputs, ResourceOptions
+from pulumi.provider.experimental.analyzer import ComponentDefinition
 from pulumi.errors import InputPropertiesError
 from pulumi.provider import ConstructResult, main
 from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
+from nodepools.multilang.convert import python_names
 from nodepools.multilang.deferred import deferred_inputs, output_fields
 from nodepools.multilang.eks import EksPlatform, EksPlatformArgs
 from nodepools.multilang.gke import GkePlatform, GkePlatformArgs
@@ -42,6 +46,11 @@ class NodepoolsProvider(ComponentProvider):
     def __init__(self, version: Optional[str] = None) -> None:
         super().__init__(list(COMPONENTS), PACKAGE, version=version or package_version())
         self.schema = json.dumps(_unwrapped(json.loads(self.schema)))
+
+    def map_inputs(self, inputs: Inputs, component_def: ComponentDefinition) -> Inputs:
+        """Schema names -> Python names, values as sent (``nodepools.multilang.convert``)."""
+        return python_names(component_def.name, inputs, component_def.inputs, component_def.inputs_mapping,
+                            self.get_type_definition)
 
     def construct(self, name: str, resource_type: str, inputs: Inputs,
                   options: Optional[ResourceOptions] = None) -> ConstructResult:

@@ -36,10 +36,15 @@ class Problems:
             InitErrorDetails(type=custom_error(ERROR_TYPE, message), loc=loc_tuple, input=value)
         )
 
-    def absorb(self, err: ValidationError, prefix: tuple[str | int, ...] = ()) -> None:
-        """Take every problem of ``err``, its location prefixed by ``prefix``."""
+    def absorb(self, err: ValidationError, prefix: tuple[str | int, ...] = (),
+               rename: Mapping[str, str] | None = None) -> None:
+        """Take every problem of ``err``, its location prefixed by ``prefix`` and its first
+        field renamed by ``rename`` (a model's field -> the caller's name for it)."""
         for item in err.errors(include_url=False):
-            self.add(prefix + tuple(item["loc"]), message_of(item), item.get("input"))
+            loc = tuple(item["loc"])
+            if rename and loc and loc[0] in rename:
+                loc = (rename[loc[0]], *loc[1:])
+            self.add(prefix + loc, message_of(item), item.get("input"))
 
     def __bool__(self) -> bool:
         return bool(self._details)

@@ -6,6 +6,7 @@ derived contract. Messages name the field and the allowed values.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 from nodepools import vocabulary as v
 from nodepools.vocabulary import PoolClass
@@ -72,10 +73,13 @@ def check_class_rules(spec: PoolFields, problems: Problems) -> None:
         duplicate_problems(field, getattr(spec, field), problems)
 
 
-def duplicate_problems(field: str, values: list[str], problems: Problems) -> None:
-    """Each entry of ``values`` given again (a subnet or zone twice is one, not two)."""
-    first: dict[str, int] = {}
-    what = "subnet" if field.endswith("subnet_ids") else "zone"
+_LISTED = {"subnet_ids": "subnet", "zones": "zone", "default_zones": "zone", "node_security_group_ids": "security group"}
+
+
+def duplicate_problems(field: str, values: list[Any], problems: Problems) -> None:
+    """Each entry of ``values`` given again (a subnet, zone or security group twice is one, not two)."""
+    first: dict[Any, int] = {}
+    what = _LISTED.get(field, "value")
     for i, value in enumerate(values):
         if value in first:
             problems.add((field, i), f"{what} {value!r} is listed twice (first at {field}[{first[value]}])", value)

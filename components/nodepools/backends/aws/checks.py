@@ -10,7 +10,8 @@ from collections import Counter
 from nodepools import vocabulary as v
 from nodepools.backends.aws import tables
 from nodepools.backends.aws.karpenter import capacity_values
-from nodepools.backends.aws.translate import EksContext, effective_subnets
+from nodepools.backends.aws.tags import autoscaler_tags
+from nodepools.backends.aws.translate import EksContext, effective_subnets, group_labels
 from nodepools.clouds import aws
 from nodepools.clouds.topology import compact_series, compact_supported
 from nodepools.spec.errors import Problems
@@ -35,7 +36,24 @@ def eks_pool_problems(spec: PoolSpec, ctx: EksContext) -> Problems:
     _check_labels(spec, problems)
     _check_capacity_label(spec, problems)
     _check_taints(spec, problems)
+    _check_asg_tags(spec, problems)
     return problems
+
+
+def _check_asg_tags(spec: PoolSpec, problems: Problems) -> None:
+    """A managed node group's Auto Scaling group carries one cluster-autoscaler tag per node
+    label and taint (``tags.autoscaler_tags``): AWS refuses the 51st, and the node group
+    would be created without its scale-from-zero hints. Karpenter pools have no group."""
+    if is_karpenter(spec):
+        return
+    labels = {**group_labels(spec), v.LABEL_EKS_CAPACITY_TYPE: aws.CAPACITY_TYPES[spec.capacity]}
+    count = len(autoscaler_tags("pool", spec, labels, "cluster"))
+    if count > tables.ASG_TAGS_MAX:
+        ours = count - len(spec.labels)
+        problems.add("labels", f"the pool's Auto Scaling group would carry {count} cluster-autoscaler tags (one per "
+                     f"node label and taint, {len(spec.labels)} of them for these labels), but AWS allows "
+                     f"{tables.ASG_TAGS_MAX} per group: give at most {max(tables.ASG_TAGS_MAX - ours, 0)} labels",
+                     len(spec.labels))
 
 
 def _check_capacity_label(spec: PoolSpec, problems: Problems) -> None:

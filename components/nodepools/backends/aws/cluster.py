@@ -68,7 +68,7 @@ def eks_target(config: EksClusterConfig, cluster_name: Any, oidc_provider_arn: A
     attached cluster's CNI is not ours to change, and may rely on the node role's."""
     return EksCluster(cluster_name, list(config.subnet_ids), node_role_arn=config.node_role_arn,
                       cluster_security_group_id=cluster_security_group_id, oidc_provider_arn=oidc_provider_arn,
-                      oidc_issuer_url=oidc_issuer_url, tags=dict(config.tags), partition=partition_of(config.region),
+                      oidc_issuer_url=oidc_issuer_url, tags=dict(config.tags), region=config.region,
                       attach_cni_policy=config.mode != "create")
 
 

@@ -8,16 +8,9 @@ from __future__ import annotations
 
 import json
 
+from nodepools.clouds.regions import aws_partition as partition_of  # noqa: F401 (its one home)
+
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
-
-
-def partition_of(region: str) -> str:
-    """The ARN partition of ``region`` (no ``get_partition`` invoke needed)."""
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
 
 
 def kubeconfig(cluster_name: str, region: str, endpoint: str, ca_data: str) -> str:

@@ -47,10 +47,13 @@ NODE_POLICY_WORKER = "AmazonEKSWorkerNodePolicy"
 NODE_POLICY_ECR_PULL = "AmazonEC2ContainerRegistryPullOnly"
 NODE_POLICY_CNI = "AmazonEKS_CNI_Policy"
 
-PARTITIONS = ("aws", "aws-cn", "aws-us-gov")
 
 # EKS API limits (API_CreateNodegroup, API_Taint): label keys and values 1-63
 # characters, taint keys 1-63, at most 50 taints per node group.
 EKS_LABEL_MAX = 63
 EKS_TAINT_KEY_MAX = 63
 EKS_TAINTS_MAX = 50
+# Amazon EC2 Auto Scaling user guide, "Tag Auto Scaling groups and instances", tag restrictions:
+# at most 50 tags per Auto Scaling group. cluster-autoscaler reads a node group's labels and
+# taints from its group's tags (backends/aws/tags.py), one tag each.
+ASG_TAGS_MAX = 50

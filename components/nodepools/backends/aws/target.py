@@ -10,10 +10,9 @@ from nodepools.backends.aws.checks import eks_pool_problems
 from nodepools.backends.aws.karpenter import KarpenterPoolPlan, translate_karpenter_pool
 from nodepools.backends.aws.karpenter_register import (KarpenterBinding, KarpenterInfra, register_karpenter_infra,
                                                        register_karpenter_pool)
-from nodepools.backends.aws.translate import NO_SECURITY_GROUP, EksContext, EksPoolPlan, translate_pool
-from nodepools.backends.base import RegisteredPool
-from nodepools.clouds.aws import POOL_TAG_KEYS
-from nodepools.clouds.regions import aws_tag_problems
+from nodepools.backends.aws.translate import EksContext, EksPoolPlan, translate_pool
+from nodepools.backends.base import RegisteredPool, at_the_gate
+from nodepools.clouds.eks_target import EksTarget
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.pool import PoolSpec
@@ -45,8 +44,14 @@ class EksCluster:
     - ``tags``: AWS tags for every resource created. Default none.
     - ``ebs_kms_key_arn``: customer-managed KMS key for root volumes. Default None
       (encrypted with the account's EBS default key).
-    - ``partition``: ``aws`` (default), ``aws-cn`` or ``aws-us-gov``, for policy ARNs.
+    - ``partition``: ``aws``, ``aws-cn`` or ``aws-us-gov``, for policy ARNs. Default: the
+      region's, else ``aws``.
+    - ``region``: the cluster's AWS region. Default None (then give it to the ``Platform``).
     - ``provider``: an explicit ``pulumi_aws.Provider`` for every resource. Default None.
+
+    Every known value is checked by the rules a stack's cluster settings pass
+    (``nodepools.clouds.eks_target.EksTarget``; an output is checked by none): a
+    ValidationError names each bad argument.
 
     Pools with ``provisioner: karpenter`` become a Karpenter NodePool + EC2NodeClass;
     they need Karpenter's side registered and bound first (``register_karpenter``,
@@ -64,33 +69,23 @@ class EksCluster:
                  tags: Mapping[str, str] | None = None,
                  ebs_kms_key_arn: pulumi.Input[str] | None = None,
                  attach_cni_policy: bool = True,
-                 partition: str = "aws",
+                 partition: str | None = None,
+                 region: str | None = None,
                  provider: pulumi.ProviderResource | None = None) -> None:
-        problems = Problems()
-        if isinstance(cluster_name, str) and not cluster_name:
-            problems.add("cluster_name", "cluster_name must be the EKS cluster's name (non-empty)", cluster_name)
-        if isinstance(subnet_ids, str):
-            problems.add("subnet_ids", "subnet_ids must be a list of subnet IDs, not one string", subnet_ids)
-        if partition not in tables.PARTITIONS:
-            problems.add("partition", f"partition {partition!r} is unknown (allowed: {', '.join(tables.PARTITIONS)})",
-                         partition)
-        if not cluster_security_group_id and not node_security_group_ids:
-            problems.add("cluster_security_group_id", NO_SECURITY_GROUP, None)
-        elif isinstance(node_security_group_ids, str):
-            problems.add("node_security_group_ids", "node_security_group_ids must be a list of security group "
-                         "IDs, not one string", node_security_group_ids)
-        for key, value in (tags or {}).items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                problems.add(("tags", str(key)), "tags must map strings to strings", value)
-        if tags and all(isinstance(k, str) and isinstance(val, str) for k, val in tags.items()):
-            for key, message in aws_tag_problems(tags, POOL_TAG_KEYS):
-                problems.add("tags" if key is None else ("tags", key), message, len(tags) if key is None else key)
-        problems.raise_if_any("EksCluster")
+        given = dict(cluster_name=cluster_name, subnet_ids=subnet_ids, node_role_arn=node_role_arn,
+                     cluster_security_group_id=cluster_security_group_id,
+                     node_security_group_ids=node_security_group_ids, oidc_provider_arn=oidc_provider_arn,
+                     oidc_issuer_url=oidc_issuer_url, tags=tags or {}, ebs_kms_key_arn=ebs_kms_key_arn,
+                     attach_cni_policy=attach_cni_policy, partition=partition, region=region)
+        # One set of rules for every door (nodepools.clouds.eks_target); outputs are checked by none.
+        self._target = EksTarget.model_validate({k: _gate(v) for k, v in given.items()})
+        self.region = region
         self._context = EksContext(
             cluster_name=cluster_name, subnet_ids=tuple(subnet_ids), node_role_arn=node_role_arn,
             cluster_security_group_id=cluster_security_group_id,
             node_security_group_ids=tuple(node_security_group_ids), tags=dict(tags or {}),
-            ebs_kms_key_arn=ebs_kms_key_arn, attach_cni_policy=attach_cni_policy, partition=partition)
+            ebs_kms_key_arn=ebs_kms_key_arn, attach_cni_policy=attach_cni_policy,
+            partition=self._target.arn_partition or "aws")
         self._oidc_provider_arn = oidc_provider_arn
         self._oidc_issuer_url = oidc_issuer_url
         self._provider = provider
@@ -103,6 +98,15 @@ class EksCluster:
     @property
     def context(self) -> EksContext:
         return self._context
+
+    def check_region(self, region: str) -> None:
+        """The cluster rules again with the platform's ``region`` (given to the ``Platform`` rather
+        than here): the region itself, the partition and the ARNs' partitions and regions."""
+        if self.region is not None and region != self.region:
+            problems = Problems()
+            problems.add("region", f"region {region!r} differs from the EksCluster's region {self.region!r}", region)
+            problems.raise_if_any("EksCluster")
+        EksTarget.model_validate({**dict(self._target), "region": region})
 
     def check_pool(self, spec: PoolSpec) -> None:
         """Raise a ValidationError naming every EKS-specific problem of ``spec``."""
@@ -198,3 +202,10 @@ class EksCluster:
         """The CloudWatch alarms of the ``cloudwatch`` alert backend, under ``parent``."""
         return alarms.register_alarms(alarm_args, cluster_name=self._context.cluster_name,
                                       tags=dict(self._context.tags), parent=parent, provider=self._provider)
+
+
+def _gate(value: Any) -> Any:
+    """An argument as the rules see it: outputs deferred, in a list item by item."""
+    if isinstance(value, (list, tuple)):
+        return [at_the_gate(item) for item in value]
+    return at_the_gate(value)

@@ -17,18 +17,12 @@ from nodepools.backends.aws.mig import mig_user_data
 from nodepools.backends.aws.repair import node_repair_config
 from nodepools.backends.aws.tags import AsgTag, autoscaler_tags
 from nodepools.clouds.aws import CAPACITY_TYPES, POOL_TAG_KEYS, accelerator_label
+from nodepools.clouds.eks_target import NO_SECURITY_GROUP
 from nodepools.clouds.taints import TAINT_EFFECTS
 from nodepools.clouds.topology import choose_placement
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 from nodepools.spec.sharing import GpuSharingMode, device_plugin_config_name
-
-
-NO_SECURITY_GROUP = (
-    "no security group for the nodes: give EksCluster(cluster_security_group_id=...) (the cluster's "
-    "aws.eks.Cluster vpc_config.cluster_security_group_id; EKS stops attaching it once the launch template "
-    "names security groups, which it must to refuse public IPs), or node_security_group_ids=[...] that "
-    "include it")
 
 
 @dataclass(frozen=True)

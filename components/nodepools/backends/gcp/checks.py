@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from nodepools.backends.gcp.context import GkeContext, zone_error
+from nodepools.backends.gcp.context import GkeContext
+from nodepools.clouds.regions import gcp_zone_error
 from nodepools.clouds import gcp as gke
 from nodepools.clouds.topology import compact_series, compact_supported
 from nodepools.spec.errors import Problems
@@ -36,7 +37,7 @@ def pool_problems(spec: PoolSpec, ctx: GkeContext) -> Problems:
         problems.add("subnet_ids", "GKE node pools take the cluster's subnetwork; choose placement with zones "
                      "instead (allowed: empty subnet_ids)", spec.subnet_ids)
     for i, zone in enumerate(spec.zones):
-        if err := zone_error(zone, ctx.region):
+        if err := gcp_zone_error(zone, ctx.region):
             problems.add(("zones", i), err, zone)
     if spec.placement is PlacementStrategy.COMPACT:
         _check_compact(spec, ctx, problems, machine_ok)

@@ -15,23 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
 from nodepools.clouds.gcp import PROJECT_ID, is_zone, region_of
+from nodepools.clouds.cluster_settings import zone_problems
 from nodepools.clouds.regions import GCP_LABELS_MAX, gcp_location_error
 from nodepools.spec.errors import Problems
+from nodepools.spec.model import Flag
 
 # GCP resource labels: keys start with a lowercase letter; both <= 63 of [a-z0-9_-].
 _GCP_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}\Z")
 _GCP_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}\Z")
 _ROLE = re.compile(r"^(roles/|projects/[a-z][a-z0-9-]+/roles/|organizations/[0-9]+/roles/)[A-Za-z0-9_.]+\Z")
 RESERVED_RESOURCE_LABELS = (v.GCP_RESOURCE_LABEL_POOL, v.GCP_RESOURCE_LABEL_POOL_CLASS)
-
-
-def zone_error(zone: str, region: str) -> str | None:
-    """None when ``zone`` is a zone of ``region``, else why not."""
-    if not is_zone(zone):
-        return f"{zone!r} is not a zone name (expected <region>-<letter>, e.g. {region}-a)"
-    if region_of(zone) != region:
-        return f"zone {zone!r} is not in the cluster's region {region} (allowed: {region}-<letter>)"
-    return None
 
 
 class GkeContext(BaseModel):
@@ -52,7 +45,7 @@ class GkeContext(BaseModel):
     default_zones: tuple[str, ...] = ()
     gpu_driver_version: tables.GpuDriverVersion = tables.GpuDriverVersion.DEFAULT
     resource_labels: dict[str, str] = Field(default_factory=dict)
-    private_nodes: bool | None = True
+    private_nodes: Flag | None = True
     node_roles: tuple[str, ...] = tables.DEFAULT_NODE_ROLES
 
     @model_validator(mode="after")
@@ -64,9 +57,7 @@ class GkeContext(BaseModel):
         if err := gcp_location_error(self.location):
             problems.add("location", err, self.location)
         else:
-            for i, zone in enumerate(self.default_zones):
-                if err := zone_error(zone, self.region):
-                    problems.add(("default_zones", i), err, zone)
+            zone_problems(problems, "default_zones", self.default_zones, self.region)
         room = GCP_LABELS_MAX - len(RESERVED_RESOURCE_LABELS)
         if len(self.resource_labels) > room:
             problems.add("resource_labels", f"{len(self.resource_labels)} labels, but GCP allows {GCP_LABELS_MAX} per "

@@ -6,13 +6,15 @@ from typing import Mapping, Sequence
 import pulumi
 from pydantic import ValidationError
 
-from nodepools.backends.base import RegisteredPool
+from nodepools.backends.base import RegisteredPool, at_the_gate
 from nodepools.backends.gcp import tables
 from nodepools.backends.gcp.checks import pool_problems
 from nodepools.backends.gcp.context import GkeContext
 from nodepools.backends.gcp.register import register_node_pool
 from nodepools.backends.gcp.translate import translate_checked
-from nodepools.spec.errors import Problems
+from nodepools.clouds.gcp import cluster_name_problem, kms_key_problem
+from nodepools.spec.errors import Problems, message_of
+from nodepools.spec.model import DEFERRED
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
@@ -56,6 +58,17 @@ class GkeCluster:
         boot_disk_kms_key: pulumi.Input[str] | None = None,
     ) -> None:
         problems = Problems()
+        for field, value in (("cluster_name", cluster_name), ("node_service_account", node_service_account),
+                             ("boot_disk_kms_key", boot_disk_kms_key)):
+            if value is not None and at_the_gate(value) is not DEFERRED and not isinstance(value, str):
+                problems.add(field, "Input should be a valid string", value)
+        for field, value in (("default_zones", default_zones), ("extra_node_roles", extra_node_roles)):
+            if not isinstance(value, (list, tuple)):
+                problems.add(field, "Input should be a valid list", value)
+        if problems:
+            problems.raise_if_any("GkeCluster")
+        if isinstance(cluster_name, str) and (why := cluster_name_problem(cluster_name, ids=True)):
+            problems.add("cluster_name", why, cluster_name)
         if isinstance(node_service_account, str) and (
                 node_service_account.endswith(tables.DEFAULT_COMPUTE_SA_SUFFIX) or "@" not in node_service_account):
             problems.add("node_service_account", f"{node_service_account!r} is not allowed: give the email of a "
@@ -69,13 +82,18 @@ class GkeCluster:
         try:
             self.context = GkeContext(
                 project=project, location=location, default_zones=tuple(default_zones),
-                gpu_driver_version=gpu_driver_version, resource_labels=dict(resource_labels or {}),
-                private_nodes=private_nodes, node_roles=(*tables.DEFAULT_NODE_ROLES, *extra_node_roles),
+                gpu_driver_version=gpu_driver_version,
+                resource_labels={} if resource_labels is None else resource_labels, private_nodes=private_nodes, node_roles=(*tables.DEFAULT_NODE_ROLES, *extra_node_roles),
             )
         except ValidationError as err:
             for item in err.errors(include_url=False):
-                problems.add(_public_loc(tuple(item["loc"])), item["msg"], item.get("input"))
+                problems.add(_public_loc(tuple(item["loc"])), message_of(item), item.get("input"))
+        else:
+            if isinstance(boot_disk_kms_key, str) and (
+                    why := kms_key_problem("boot_disk_kms_key", boot_disk_kms_key, self.context.region)):
+                problems.add("boot_disk_kms_key", why, boot_disk_kms_key)
         problems.raise_if_any("GkeCluster")
+        self.region = self.context.region
         self._cluster_name = cluster_name
         self.node_service_account = node_service_account
         self.boot_disk_kms_key = boot_disk_kms_key
@@ -102,6 +120,14 @@ class GkeCluster:
             location=self.location, service_account=self.node_service_account,
             boot_disk_kms_key=self.boot_disk_kms_key,
         )
+
+    def check_region(self, region: str) -> None:
+        """A platform's ``region`` must be the cluster's (its location's region)."""
+        if region != self.context.region:
+            problems = Problems()
+            problems.add("region", f"region {region!r} is not the cluster's: its location {self.location!r} is in "
+                         f"{self.context.region!r}", region)
+            problems.raise_if_any("GkeCluster")
 
     def check_cluster_autoscaler_identity(self, namespace: str, service_account: str) -> None:
         """Nothing to check: GKE needs no autoscaler identity."""
