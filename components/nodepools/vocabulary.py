@@ -134,6 +134,24 @@ def is_gpu_resource(name: object) -> bool:
 QUOTA_REQUESTS_PREFIX = "requests."
 TAINT_GPU_VALUE = "present"
 HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value)
+# Taints controllers put on nodes and take off again (nodepools.spec.node_taints): the node
+# lifecycle controller and the kubelet own node.kubernetes.io/* (kubernetes/kubernetes
+# staging/src/k8s.io/api/core/v1/well_known_taints.go: not-ready, unreachable, unschedulable,
+# memory-pressure, disk-pressure, network-unavailable, pid-pressure, out-of-service), the cloud
+# controller manager node.cloudprovider.kubernetes.io/* (k8s.io/cloud-provider api/well_known_taints.go:
+# uninitialized, shutdown), cluster-autoscaler its deletion marks and the GKE and AWS condition taints
+# it treats as node conditions (kubernetes/autoscaler cluster-autoscaler/utils/taints/taints.go
+# @0af55ac5aff4: ToBeDeletedTaint, DeletionCandidateTaint, NodeConditionTaints), Karpenter its
+# disruption and registration taints (kubernetes-sigs/karpenter pkg/apis/v1/taints.go @09ae891010dc).
+CONTROLLER_TAINT_PREFIXES = ("node.kubernetes.io/", "node.cloudprovider.kubernetes.io/")
+CONTROLLER_TAINTS = {
+    "ToBeDeletedByClusterAutoscaler": "cluster-autoscaler (a node it is deleting)",
+    "DeletionCandidateOfClusterAutoscaler": "cluster-autoscaler (a node it may delete)",
+    "cloud.google.com/impending-node-termination": "GKE's node termination handler",
+    "NodeWithImpairedVolumes": "the AWS cloud provider (a node whose volumes are stuck attaching)",
+    "karpenter.sh/disrupted": "Karpenter (a node it is disrupting)",
+    "karpenter.sh/unregistered": "Karpenter (a node not yet registered)",
+}
 
 # --- workload side --------------------------------------------------------------
 LABEL_WORKLOAD_CLASS = "nodepools.io/workload-class"

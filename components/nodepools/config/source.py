@@ -12,22 +12,34 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 import pulumi
-from pulumi.runtime.config import CONFIG, get_config_env, get_config_secret_keys_env, is_config_secret
+from pulumi.runtime.config import get_config_env, get_config_secret_keys_env, is_config_secret
 
 from nodepools import safe_yaml
 from nodepools.config.provider_config import provider_config_problems
-from nodepools.config.stack_config import NAMESPACE, StackConfig, StackConfigError, load_stack_config
+from nodepools.config.stack_config import KEYS, NAMESPACE, StackConfig, StackConfigError, load_stack_config
 from nodepools.spec.secrets import string_leaves
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _int(text: str) -> int:
+    if why := safe_yaml.int_out_of_range(text):
+        raise _OutOfRange(why)
+    return int(text)
 
 
 def _parse(key: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return json.loads(value, parse_int=_int)
+    except _OutOfRange as err:
+        raise StackConfigError([f"{key}: refused: {err}"]) from None
     except RecursionError:
         # The engine hands a stack file's structure over as JSON; one nested past the
         # interpreter's recursion limit must be an error naming its key, not a traceback.
@@ -52,8 +64,12 @@ def from_pulumi() -> StackConfig:
     """The running program's stack config (``pulumi up``/``preview``, or the offline engine),
     checked against its cloud provider's config; raises ``StackConfigError``."""
     prefix = f"{NAMESPACE}:"
-    # The API reads one key at a time; the names come from the config the engine passed.
-    names = sorted(k for k in {**get_config_env(), **CONFIG.get()} if k.startswith(prefix))
+    # The API reads one key at a time. The names come from the config the language host hands the
+    # program (PULUMI_CONFIG, as pulumi-language-python sets it; the offline engine does the same),
+    # so an unknown key is refused by name, and from the keys the stack config knows, read through
+    # pulumi.Config, for a program run under mocks that set config another way.
+    names = sorted({k for k in get_config_env() if k.startswith(prefix)} |
+                   {prefix + key for key in KEYS if _setting(prefix + key) is not None})
     marked = set(get_config_secret_keys_env())
     secret_keys = [k for k in names if is_config_secret(k) or k in marked]
     raw = {k[len(prefix):]: _parse(k, _setting(k)) for k in names}
@@ -66,6 +82,37 @@ def from_pulumi() -> StackConfig:
     except StackConfigError as err:
         raise err.redacted(secrets) from None
     return config.with_secrets((k[len(prefix):] for k in secret_keys), secrets)
+
+
+def stack_file_keys(raw: Mapping[str, Any], project: str, declared: Collection[str] = ()) -> dict[str, Any]:
+    """A stack file's ``config:`` map as ``namespace:key -> value``, as Pulumi reads it: a key
+    without a namespace is the project's (``pools`` is ``<project>:pools``). A bare key is taken
+    only where the project documents it (``declared``: the full keys of ``Pulumi.yaml``'s
+    ``config:``): appended to a stack file, a bare ``pools:`` read as ``nodepools:pools`` would
+    silently replace the real list. Two keys that name one config key are refused too. Raises
+    ``StackConfigError`` with one line per key (its first problem key is ``err.keys[0]``)."""
+    out: dict[str, Any] = {}
+    written: dict[str, str] = {}
+    lines, keys = [], []
+    for key, value in raw.items():
+        full = key if ":" in key else f"{project}:{key}"
+        if ":" not in key and full not in declared:
+            lines.append(f"{key}: a config key without a namespace is read by Pulumi as {full!r}, which "
+                         f"{project}'s Pulumi.yaml does not declare; write the key with its namespace "
+                         f"({NAMESPACE}:{key} for nodepools' config, aws:{key} for the AWS provider's, ...) or "
+                         "declare it under config: in Pulumi.yaml")
+            keys.append(key)
+        elif full in written:
+            lines.append(f"{key}: names the config key {full!r}, as {written[full]!r} does; Pulumi keeps one and "
+                         "drops the other silently: remove one")
+            keys.append(key)
+        written.setdefault(full, key)
+        out.setdefault(full, value)
+    if lines:
+        error = StackConfigError(lines)
+        error.keys = keys
+        raise error
+    return out
 
 
 def read_stack_file(path: str | Path) -> dict[str, Any]:

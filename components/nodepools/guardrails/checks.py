@@ -62,6 +62,16 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
     if addons.autoscaler_region_value and region is None:
         problems.add(root + ("region",), f"cluster-autoscaler on {cloud.value} needs the cluster's region (its "
                      "chart otherwise defaults to us-east-1 and would find no node groups)", None)
+    image = spec.charts.cluster_autoscaler_image if spec is not None else None
+    minor = ".".join(image.removeprefix("v").split(".")[:2]) if image else None
+    if spec is not None and minor is not None and minor != spec.kubernetes_version:
+        # cluster-autoscaler is released per Kubernetes minor and supports that minor only
+        # (kubernetes/autoscaler README, "Releases"; guardrails/spec.py AUTOSCALER_IMAGE_BY_KUBERNETES).
+        default = AUTOSCALER_IMAGE_BY_KUBERNETES.get(spec.kubernetes_version)
+        problems.add(spec_root + ("charts", "cluster_autoscaler_image"), f"cluster-autoscaler {image} is the "
+                     f"release for Kubernetes {minor}, but the cluster runs {spec.kubernetes_version}: each release "
+                     f"supports its own minor only; use a v{spec.kubernetes_version}.PATCH image"
+                     + (f" (default {default})" if default else ""), image)
     if spec is not None and spec.autoscaler_image is None:
         problems.add(spec_root + ("charts", "cluster_autoscaler_image"), "no cluster-autoscaler release is known "
                      f"for Kubernetes {spec.kubernetes_version} (known: "

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import threading
 from urllib.parse import urlparse
 from urllib.request import url2pathname
@@ -46,6 +47,8 @@ from nodepools import safe_yaml
 from nodepools.offline.fakes import fake_outputs, preview_outputs
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+# Where the Python language host puts a program's config and its secret keys (JSON).
+CONFIG_ENV = ("PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS")
 # gen0, gen1, gen2 thresholds during a run; None keeps the interpreter's (the bench's
 # diagnostic rows set it to None to show what a program with the defaults pays).
 RUN_GC_THRESHOLDS: tuple[int, int, int] | None = (50_000, 20, 20)
@@ -286,9 +289,18 @@ def run_program_capture(
     previous = gc.get_threshold()
     if RUN_GC_THRESHOLDS is not None and previous[0] != 0:  # 0: the caller turned collection off
         gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(RUN_GC_THRESHOLDS, previous)))
+    # The config as pulumi-language-python hands it to a program (its environment: PULUMI_CONFIG,
+    # PULUMI_CONFIG_SECRET_KEYS; read by the SDK's public get_config_env), for the run only.
+    saved = {name: os.environ.get(name) for name in CONFIG_ENV}
+    os.environ.update({CONFIG_ENV[0]: json.dumps(flat), CONFIG_ENV[1]: json.dumps(secret)})
     try:
         thread.start()
         thread.join()
     finally:
         gc.set_threshold(*previous)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return run, outcome.get("error")

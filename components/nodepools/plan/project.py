@@ -15,7 +15,9 @@ Python language host do (docs/design.md section 9).
 - Project-level ``config:`` gives defaults under the stack's own values
   (pulumi/pulumi: pkg/workspace/config.go ``mergeConfig``; the shorthand ``key: value``
   is a project key's default or another namespace's value,
-  sdk/go/common/workspace/project.go ``RewriteShorthandConfigValues``).
+  sdk/go/common/workspace/project.go ``RewriteShorthandConfigValues``). A stack file's key
+  without a namespace is the project's, taken only where ``Pulumi.yaml`` declares it
+  (``nodepools.config.stack_file_keys``).
 - ``stackConfigDir`` says where ``Pulumi.<stack>.yaml`` files live.
 
 Every error is a ``ProjectError`` naming the file and, where there is one, the line.
@@ -30,6 +32,7 @@ import yaml
 
 import nodepools
 from nodepools import safe_yaml
+from nodepools.config import StackConfigError, stack_file_keys
 
 PROJECT_FILE = "Pulumi.yaml"
 # What the plan passes for a ``secure:`` value: it cannot decrypt it, and says so.
@@ -176,14 +179,15 @@ def stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str
     if not isinstance(raw, dict):
         raise ProjectError(f"{path.name}: 'config' must be a mapping of keys to values", path,
                            key_line(path, "config") or 1)
-    config: dict[str, Any] = {}
+    try:
+        config = stack_file_keys(raw, project.name, project.config)
+    except StackConfigError as err:
+        raise ProjectError(f"{path.name}: " + "; ".join(err.lines), path, key_line(path, err.keys[0])) from None
     secrets: list[str] = []
-    for key, value in raw.items():
-        full = key if ":" in key else f"{project.name}:{key}"
+    for full, value in config.items():
         if isinstance(value, dict) and set(value) == {"secure"}:
             secrets.append(full)
-            value = SECRET_PLACEHOLDER
-        config[full] = value
+            config[full] = SECRET_PLACEHOLDER
     missing = []
     for key, declared in project.config.items():
         if key in config:

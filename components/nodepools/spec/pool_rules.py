@@ -11,9 +11,10 @@ from typing import Any
 from nodepools import vocabulary as v
 from nodepools.vocabulary import PoolClass
 from nodepools.spec.errors import Problems
-from nodepools.spec.instances import GpuModel, InstanceType
+from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.karpenter import check_karpenter_pool
 from nodepools.spec.node_labels import node_label_error
+from nodepools.spec.node_taints import controller_taint_error
 from nodepools.spec.pool_fields import PoolFields
 from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset
 from nodepools.spec.repair import check_repair
@@ -104,6 +105,11 @@ def check_instance_types(spec: PoolFields, problems: Problems) -> list[InstanceT
         if name not in spec.instance_types:
             problems.add(("custom_capacity", name), f"custom_capacity names {name!r}, which is not in "
                          f"instance_types (allowed: {', '.join(spec.instance_types)})", name)
+        elif (listed := lookup(name)) is not None:
+            problems.add(("custom_capacity", name), f"custom_capacity names {name!r}, which the instance table "
+                         f"lists ({listed.vcpu} vCPU, {listed.memory_gib:g} GiB, {listed.gpu_count} GPU): "
+                         "custom_capacity is for types the table lacks, and would override what the cloud "
+                         "launches; remove it", name)
     clouds = {t.cloud for t in resolved if t.cloud is not None}
     if len(clouds) > 1:
         problems.add("instance_types", "instance types mix clouds "
@@ -164,6 +170,8 @@ def check_labels_and_taints(spec: PoolFields, problems: Problems) -> None:
     for i, taint in enumerate(spec.taints):
         if err := label_key_error(taint.key):
             problems.add(("taints", i, "key"), err.replace("label key", "taint key"), taint.key)
+        elif err := controller_taint_error(taint.key):
+            problems.add(("taints", i, "key"), err, taint.key)
         if err := label_value_error(taint.value):
             problems.add(("taints", i, "value"), err.replace("label value", "taint value"), taint.value)
         if taint.key == v.TAINT_POOL_CLASS_KEY or (taint.key, taint.effect.value) in builtin:
