@@ -143,7 +143,8 @@ HARD_TAINT_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.valu
 # it treats as node conditions (kubernetes/autoscaler cluster-autoscaler/utils/taints/taints.go
 # @0af55ac5aff4: ToBeDeletedTaint, DeletionCandidateTaint, NodeConditionTaints), Karpenter its
 # disruption and registration taints (kubernetes-sigs/karpenter pkg/apis/v1/taints.go @09ae891010dc).
-CONTROLLER_TAINT_PREFIXES = ("node.kubernetes.io/", "node.cloudprovider.kubernetes.io/")
+CONTROLLER_TAINT_PREFIXES = {"node.kubernetes.io/": "Kubernetes' node lifecycle controller and the kubelet",
+                             "node.cloudprovider.kubernetes.io/": "the cloud controller manager"}
 CONTROLLER_TAINTS = {
     "ToBeDeletedByClusterAutoscaler": "cluster-autoscaler (a node it is deleting)",
     "DeletionCandidateOfClusterAutoscaler": "cluster-autoscaler (a node it may delete)",

@@ -128,7 +128,7 @@ def test_gke_sharing_reaches_the_provider_in_its_wire_spelling():
 
 def test_mig_user_data_reaches_the_launch_template():
     def program():
-        inference_pool("mig", EksCluster("prod", ["subnet-0000000a"], cluster_security_group_id="sg"),
+        inference_pool("mig", EksCluster("prod", ["subnet-0000000a"], cluster_security_group_id="sg-00000000"),
                          instance_types=["p5.48xlarge"], gpu_sharing={"mode": "mig", "profile": "3g.40gb"})
     run = run_program(program, preview=False)
     (template,) = run.of_type("aws:ec2/launchTemplate:LaunchTemplate")
@@ -151,7 +151,7 @@ def test_mig_user_data_reaches_the_launch_template():
      "2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb)"),
 ])
 def test_bad_sharing_registers_nothing(build, expected):
-    run, error = run_program_capture(lambda: build(EksCluster("prod", ["subnet-0000000a"], cluster_security_group_id="sg")))
+    run, error = run_program_capture(lambda: build(EksCluster("prod", ["subnet-0000000a"], cluster_security_group_id="sg-00000000")))
     assert isinstance(error, ValidationError), error
     assert describe(error) == [expected]
     assert [r for r in run.resources if r.custom] == []

@@ -6,6 +6,7 @@ import time
 import pytest
 
 from nodepools.config import StackConfigError, namespaced, read_stack_file
+from nodepools.plan.project import ProjectError, stack_file_keys
 from nodepools.plan.cli import main
 
 BASE = "config:\n  nodepools:layout: specialized\n"
@@ -28,8 +29,43 @@ HOSTILE = [
 ]
 
 
-def project(tmp_path, stack_file: bytes):
-    (tmp_path / "Pulumi.yaml").write_text("name: app\nruntime: python\n")
+# Issue 32: what YAML 1.1 (PyYAML, the plan's reader) and Pulumi's YAML 1.2 reader read differently, and
+# values JSON (how Pulumi hands config to a program) has no form for; each refused with its config path.
+POOL = BASE + "  nodepools:pools:\n    - name: web\n"
+READ_TWO_WAYS = [
+    ("a YAML 1.1 boolean key", (POOL + "      labels: {on: x}\n").encode(), 5,
+     "Pulumi.dev.yaml is refused (line 5): nodepools:pools[0].labels: key on is the boolean true in YAML 1.1 and the "
+     "string 'on' in YAML 1.2: quote it ('on')"),
+    ("keys that are one number", (BASE + "  nodepools:pools:\n    - labels: {0x1: a, 1: b}\n").encode(), 4,
+     "Pulumi.dev.yaml is refused (line 4): nodepools:pools[0].labels: key 0x1 is read as an integer, not a string (0x1 "
+     "and 1 would be one key): quote it ('0x1')"),
+    ("n as a key", (BASE + "  nodepools:guardrails:\n    namespaces: {n: batch}\n").encode(), 4,
+     "Pulumi.dev.yaml is refused (line 4): nodepools:guardrails.namespaces: key n is the boolean false in YAML 1.1 and "
+     "the string 'n' in YAML 1.2: quote it ('n')"),
+    ("off as a value", (POOL + "      dedicated: off\n").encode(), 5,
+     "Pulumi.dev.yaml is refused (line 5): nodepools:pools[0].dedicated: off is the boolean false in YAML 1.1 and the "
+     "string 'off' in YAML 1.2: write true or false, or quote it"),
+    ("a null key", (BASE + "  nodepools:guardrails:\n    namespaces: {null: batch}\n").encode(), 4,
+     "Pulumi.dev.yaml is refused (line 4): nodepools:guardrails.namespaces: key null is read as null, not a string: "
+     "quote it ('null')"),
+    ("a 5,000-digit integer", (POOL + "      max_nodes: " + "9" * 5000 + "\n").encode(), 5,
+     "Pulumi.dev.yaml is refused (line 5): nodepools:pools[0].max_nodes: an integer of 5000 digits is out of range: "
+     "JSON keeps integers exactly up to +-9,007,199,254,740,991 (2**53 - 1); quote it if it is a name"),
+    ("a timestamp", (POOL + "      labels: {since: 2026-12-01}\n").encode(), 5,
+     "Pulumi.dev.yaml is refused (line 5): nodepools:pools[0].labels.since: 2026-12-01 is a timestamp in YAML 1.1 and a "
+     "string in YAML 1.2, and JSON has no timestamp: quote it ('2026-12-01')"),
+    ("a !!binary value", (POOL + "      labels: {blob: !!binary aGVsbG8=}\n").encode(), 5,
+     "Pulumi.dev.yaml is refused (line 5): nodepools:pools[0].labels.blob: a !!binary value has no JSON form (Pulumi "
+     "hands config to programs as JSON): give a string"),
+    ("a !!set value", (POOL + "      instance_types: !!set {m7i.xlarge, m6i.xlarge}\n").encode(), 5,
+     "Pulumi.dev.yaml is refused (line 5): nodepools:pools[0].instance_types: a !!set has no JSON form (Pulumi hands "
+     "config to programs as JSON): give a list"),
+]
+HOSTILE += READ_TWO_WAYS
+
+
+def project(tmp_path, stack_file: bytes, project_file: str = "name: app\nruntime: python\n"):
+    (tmp_path / "Pulumi.yaml").write_text(project_file)
     (tmp_path / "__main__.py").write_text("raise SystemExit('the program must not run')\n")
     (tmp_path / "Pulumi.dev.yaml").write_bytes(stack_file)
     return tmp_path
@@ -85,3 +121,46 @@ def test_deep_config_the_engine_hands_over_as_json_is_an_error_naming_its_key():
         namespaced({"nodepools:pools": "[" * 5000 + "]" * 5000, "aws:region": "us-west-2"})
     assert caught.value.lines == ["nodepools:pools: refused: nested too deeply to read (a stack file may nest "
                                   "at most 100 levels)"]
+
+
+def plan_errors(root, tmp_path):
+    report = tmp_path / "plan.json"
+    code = main(["plan", "--project-dir", str(root), "--stack", "dev", "--json-file", str(report)])
+    return code, json.loads(report.read_text())["errors"]
+
+
+REAL_POOLS = BASE + "  nodepools:pools:\n" + "".join(f"    - {{name: p{i}}}\n" for i in range(3))
+
+
+def test_a_bare_key_appended_to_a_stack_file_is_refused_not_read_as_the_projects(tmp_path, capsys):
+    """The issue's case: in project nodepools, a bare ``pools:`` is ``nodepools:pools`` to Pulumi and silently
+    replaced the three pools of the real list (plan ok)."""
+    root = project(tmp_path, (REAL_POOLS + "  pools: []\n").encode(), "name: nodepools\nruntime: python\n")
+    code, errors = plan_errors(root, tmp_path)
+    assert code == 2
+    assert errors == [{"kind": "project", "config_path": None, "file": str(root / "Pulumi.dev.yaml"), "line": 7,
+                       "message": "Pulumi.dev.yaml: pools: a config key without a namespace is read by Pulumi as "
+                                  "'nodepools:pools', which the project's Pulumi.yaml (name: nodepools) does not "
+                                  "declare; write the key with its namespace (nodepools:pools for nodepools' config, "
+                                  "aws:pools for the AWS provider's, ...) or declare it under config: in Pulumi.yaml"}]
+    assert "Traceback" not in "".join(capsys.readouterr())
+
+
+def test_a_declared_bare_key_is_the_projects_but_not_beside_its_namespaced_twin(tmp_path):
+    declared = "name: nodepools\nruntime: python\nconfig:\n  pools:\n    type: array\n"
+    root = project(tmp_path, (REAL_POOLS + "  pools: []\n").encode(), declared)
+    code, errors = plan_errors(root, tmp_path)
+    assert (code, [e["message"] for e in errors], errors[0]["line"]) == (2, [
+        "Pulumi.dev.yaml: pools: names the config key 'nodepools:pools', as 'nodepools:pools' does; Pulumi keeps one "
+        "and drops the other silently: remove one"], 7)
+
+
+def test_stack_file_keys_takes_namespaced_and_declared_bare_keys(tmp_path):
+    raw = {"nodepools:layout": "flat", "aws:region": "us-west-2", "replicas": 3}
+    path = tmp_path / "Pulumi.dev.yaml"
+    assert stack_file_keys(raw, "app", {"app:replicas": {"type": "integer"}}, path) == {
+        "nodepools:layout": "flat", "aws:region": "us-west-2", "app:replicas": 3}
+    with pytest.raises(ProjectError) as caught:
+        stack_file_keys(raw, "app", {}, path)
+    assert str(caught.value).startswith("Pulumi.dev.yaml: replicas: a config key without a namespace is read by "
+                                        "Pulumi as 'app:replicas'")

@@ -76,9 +76,9 @@ class EksTarget(StrictModel):
         if region is not None and (why := aws_region_error(region)):
             problems.add("region", why, region)
             region = None
-        self._partition(problems, region)
+        # The ARNs are judged by one partition: none while the partition itself is refused.
+        partition = self.arn_partition if self._partition(problems, region) else None
         self._ids(problems)
-        partition = self.arn_partition if self.partition in (None, *AWS_PARTITIONS) else None
         for field, kind in (("node_role_arn", IAM_ROLE), ("oidc_provider_arn", OIDC_PROVIDER),
                             ("ebs_kms_key_arn", KMS_KEY)):
             value = getattr(self, field)
@@ -91,15 +91,19 @@ class EksTarget(StrictModel):
         problems.raise_if_any("EksTarget")
         return self
 
-    def _partition(self, problems: Problems, region: str | None) -> None:
+    def _partition(self, problems: Problems, region: str | None) -> bool:
+        """True when the partition (given or the region's) is one the region is in."""
         if self.partition is None:
-            return
+            return True
         if self.partition not in AWS_PARTITIONS:
             problems.add("partition", f"partition {self.partition!r} is unknown (allowed: "
                          f"{', '.join(AWS_PARTITIONS)})", self.partition)
-        elif region is not None and aws_partition(region) != self.partition:
+            return False
+        if region is not None and aws_partition(region) != self.partition:
             problems.add("partition", f"partition {self.partition!r} does not hold region {region!r} (its partition "
                          f"is {aws_partition(region)!r}): every ARN the pools name would be wrong", self.partition)
+            return False
+        return True
 
     def _ids(self, problems: Problems) -> None:
         for field, rule, what in (("subnet_ids", _SUBNET, "a subnet id (subnet-<8 or 17 hex>)"),

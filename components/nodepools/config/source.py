@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import Any, Mapping
 
 import pulumi
 from pulumi.runtime.config import get_config_env, get_config_secret_keys_env, is_config_secret
@@ -82,37 +82,6 @@ def from_pulumi() -> StackConfig:
     except StackConfigError as err:
         raise err.redacted(secrets) from None
     return config.with_secrets((k[len(prefix):] for k in secret_keys), secrets)
-
-
-def stack_file_keys(raw: Mapping[str, Any], project: str, declared: Collection[str] = ()) -> dict[str, Any]:
-    """A stack file's ``config:`` map as ``namespace:key -> value``, as Pulumi reads it: a key
-    without a namespace is the project's (``pools`` is ``<project>:pools``). A bare key is taken
-    only where the project documents it (``declared``: the full keys of ``Pulumi.yaml``'s
-    ``config:``): appended to a stack file, a bare ``pools:`` read as ``nodepools:pools`` would
-    silently replace the real list. Two keys that name one config key are refused too. Raises
-    ``StackConfigError`` with one line per key (its first problem key is ``err.keys[0]``)."""
-    out: dict[str, Any] = {}
-    written: dict[str, str] = {}
-    lines, keys = [], []
-    for key, value in raw.items():
-        full = key if ":" in key else f"{project}:{key}"
-        if ":" not in key and full not in declared:
-            lines.append(f"{key}: a config key without a namespace is read by Pulumi as {full!r}, which "
-                         f"{project}'s Pulumi.yaml does not declare; write the key with its namespace "
-                         f"({NAMESPACE}:{key} for nodepools' config, aws:{key} for the AWS provider's, ...) or "
-                         "declare it under config: in Pulumi.yaml")
-            keys.append(key)
-        elif full in written:
-            lines.append(f"{key}: names the config key {full!r}, as {written[full]!r} does; Pulumi keeps one and "
-                         "drops the other silently: remove one")
-            keys.append(key)
-        written.setdefault(full, key)
-        out.setdefault(full, value)
-    if lines:
-        error = StackConfigError(lines)
-        error.keys = keys
-        raise error
-    return out
 
 
 def read_stack_file(path: str | Path) -> dict[str, Any]:

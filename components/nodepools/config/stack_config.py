@@ -43,8 +43,6 @@ class StackConfigError(pulumi.RunError):
     def __init__(self, lines: list[str], validation_error: ValidationError | None = None) -> None:
         self.lines = lines
         self.validation_error = validation_error
-        # The stack file's keys the lines are about, where a reader knows them (``stack_file_keys``).
-        self.keys: list[str] = []
         head = f"stack config has {len(lines)} problem{'s' if len(lines) != 1 else ''} (nothing was registered):"
         super().__init__("\n  ".join([head, *lines]))
 

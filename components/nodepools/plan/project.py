@@ -17,7 +17,7 @@ Python language host do (docs/design.md section 9).
   is a project key's default or another namespace's value,
   sdk/go/common/workspace/project.go ``RewriteShorthandConfigValues``). A stack file's key
   without a namespace is the project's, taken only where ``Pulumi.yaml`` declares it
-  (``nodepools.config.stack_file_keys``).
+  (``stack_file_keys``).
 - ``stackConfigDir`` says where ``Pulumi.<stack>.yaml`` files live.
 
 Every error is a ``ProjectError`` naming the file and, where there is one, the line.
@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 import yaml
 
 import nodepools
 from nodepools import safe_yaml
-from nodepools.config import StackConfigError, stack_file_keys
+from nodepools.plan.locate import config_line
 
 PROJECT_FILE = "Pulumi.yaml"
 # What the plan passes for a ``secure:`` value: it cannot decrypt it, and says so.
@@ -164,6 +164,31 @@ def load_project(root: Path) -> Project:
                    _project_config(document, name, file))
 
 
+def stack_file_keys(raw: dict[str, Any], project: str, declared: Collection[str], path: Path) -> dict[str, Any]:
+    """A stack file's ``config:`` map as ``namespace:key -> value``, as Pulumi reads it: a key
+    without a namespace is the project's (``pools`` is ``<project>:pools``). A bare key is taken
+    only where the project documents it (``declared``: the full keys of ``Pulumi.yaml``'s
+    ``config:``): appended to a stack file, a bare ``pools:`` read as ``nodepools:pools`` would
+    silently replace the real list. Two keys that name one config key are refused too."""
+    out: dict[str, Any] = {}
+    written: dict[str, str] = {}
+    for key, value in raw.items():
+        full = key if ":" in key else f"{project}:{key}"
+        if ":" not in key and full not in declared:
+            why = (f"a config key without a namespace is read by Pulumi as {full!r}, which the project's Pulumi.yaml "
+                   f"(name: {project}) does not declare; write the key with its namespace (nodepools:{key} for "
+                   f"nodepools' config, aws:{key} for the AWS provider's, ...) or declare it under config: in "
+                   "Pulumi.yaml")
+        elif full in written:
+            why = (f"names the config key {full!r}, as {written[full]!r} does; Pulumi keeps one and drops the other "
+                   "silently: remove one")
+        else:
+            written[full], out[full] = key, value
+            continue
+        raise ProjectError(f"{path.name}: {key}: {why}", path, config_line(path, key))
+    return out
+
+
 def stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
     """The stack's config as ``namespace:key -> value`` (bare keys get the project
     namespace) over the project's defaults, and the keys whose secret values were
@@ -179,10 +204,7 @@ def stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str
     if not isinstance(raw, dict):
         raise ProjectError(f"{path.name}: 'config' must be a mapping of keys to values", path,
                            key_line(path, "config") or 1)
-    try:
-        config = stack_file_keys(raw, project.name, project.config)
-    except StackConfigError as err:
-        raise ProjectError(f"{path.name}: " + "; ".join(err.lines), path, key_line(path, err.keys[0])) from None
+    config = stack_file_keys(raw, project.name, project.config, path)
     secrets: list[str] = []
     for full, value in config.items():
         if isinstance(value, dict) and set(value) == {"secure"}:

@@ -17,10 +17,10 @@ from nodepools import vocabulary as v
 
 def controller_taint_error(key: str) -> str | None:
     """None when a pool may taint its nodes with ``key``, else why not (the key is quoted)."""
-    owner = v.CONTROLLER_TAINTS.get(key)
-    prefix = next((p for p in v.CONTROLLER_TAINT_PREFIXES if key.startswith(p)), None)
-    if owner is None and prefix is None:
+    who = v.CONTROLLER_TAINTS.get(key) or next(
+        (f"{owner}, whose taints are the {prefix}* keys" for prefix, owner in v.CONTROLLER_TAINT_PREFIXES.items()
+         if key.startswith(prefix)), None)
+    if who is None:
         return None
-    who = owner or f"Kubernetes ({prefix}* is its controllers' and the kubelet's)"
     return (f"taint {key!r} is put on nodes and taken off again by {who}: as a pool taint it would be removed "
             "or misread as a node condition; use a key of your own prefix (e.g. example.com/dedicated)")
