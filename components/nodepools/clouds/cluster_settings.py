@@ -24,11 +24,10 @@ from nodepools.clouds.arns import IAM_PRINCIPAL, IAM_ROLE, KMS_KEY, arn_problem
 from nodepools.clouds.eks_target import EKS_NAME_RULE, EksTarget
 from nodepools.clouds.endpoints import ca_data_problem, endpoint_problems
 from nodepools.clouds.gcp import GKE_NAME, GKE_NAME_RULE, PROJECT_ID, kms_key_problem, region_of
-from nodepools.clouds.regions import aws_partition, aws_region_error, gcp_location_error, gcp_zone_error
+from nodepools.clouds.regions import aws_partition, aws_region_error, gcp_location_error, zone_problems
 from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import DEFERRED, Flag, StrictModel
-from nodepools.spec.pool_rules import duplicate_problems
 from nodepools.spec.system_nodes import SystemNodes
 
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}\Z")
@@ -256,14 +255,6 @@ class GkeClusterConfig(_Cluster):
             region = region_of(self.location) if gcp_location_error(self.location) is None else None
             if why := kms_key_problem("database_encryption_key", key, region):
                 problems.add("database_encryption_key", why, key)
-
-
-def zone_problems(problems: Problems, field: str, zones: list[str] | tuple[str, ...], region: str) -> None:
-    """Each of ``zones`` a zone of ``region``, none listed twice (a GKE cluster's node locations)."""
-    for i, zone in enumerate(zones):
-        if why := gcp_zone_error(zone, region):
-            problems.add((field, i), why, zone)
-    duplicate_problems(field, list(zones), problems)
 
 
 def _check_cidrs(problems: Problems, field: str, cidrs: list[str], single: bool = False) -> bool:

@@ -26,6 +26,9 @@ import re
 import unicodedata
 from typing import Mapping
 
+from nodepools.spec.errors import Problems
+from nodepools.spec.pool_rules import duplicate_problems
+
 AWS_REGIONS = (
     "af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1",
     "ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4", "ap-southeast-5",
@@ -125,3 +128,11 @@ def aws_tag_problems(tags: Mapping[str, str], added: tuple[str, ...] = (),
                                   f"cluster {cluster_name!r}: the AWS cloud provider and load balancer controller "
                                   f"read {KUBERNETES_CLUSTER_TAG_PREFIX}<name> as ownership; remove it"))
     return problems
+
+
+def zone_problems(problems: Problems, field: str, zones: list[str] | tuple[str, ...], region: str) -> None:
+    """Each of ``zones`` a zone of ``region``, none listed twice (a GKE cluster's node locations)."""
+    for i, zone in enumerate(zones):
+        if why := gcp_zone_error(zone, region):
+            problems.add((field, i), why, zone)
+    duplicate_problems(field, list(zones), problems)

@@ -45,14 +45,14 @@ Flag = StrictBool
 
 
 class Deferred:
-    """The marker ``DEFERRED``: a value known only once another resource exists."""
+    """The marker ``DEFERRED``: a value known only once another resource exists (one
+    instance, compared by identity; copies are itself)."""
 
-    _instance: "Deferred | None" = None
+    def __copy__(self) -> "Deferred":
+        return self
 
-    def __new__(cls) -> "Deferred":
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    def __deepcopy__(self, memo: Any) -> "Deferred":
+        return self
 
     def __repr__(self) -> str:
         return "DEFERRED"

@@ -20,8 +20,9 @@ import pulumi_aws as aws
 
 from nodepools.backends.aws import iam
 from nodepools.backends.aws.target import EksCluster
-from nodepools.backends.aws.kubeconfig import kubeconfig, partition_of
+from nodepools.backends.aws.kubeconfig import kubeconfig
 from nodepools.clouds.cluster_settings import EksClusterConfig
+from nodepools.clouds.regions import aws_partition as partition_of
 from nodepools.backends.connection import ClusterConnection, PlannedTarget, kubernetes_provider
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"

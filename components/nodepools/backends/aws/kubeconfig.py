@@ -1,4 +1,5 @@
-"""How a deployer reaches an EKS cluster: its ARN partition and a token-based kubeconfig.
+"""How a deployer reaches an EKS cluster: a token-based kubeconfig (its ARN partition:
+``nodepools.clouds.regions.aws_partition``).
 
 Pure (no provider SDK): the stack's cluster module and programs that bring their
 own cluster (``examples/existing-cluster``) both build their Kubernetes provider
@@ -7,8 +8,6 @@ from ``kubeconfig``.
 from __future__ import annotations
 
 import json
-
-from nodepools.clouds.regions import aws_partition as partition_of  # noqa: F401 (its one home)
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 

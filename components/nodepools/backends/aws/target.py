@@ -5,7 +5,7 @@ from typing import Any, Mapping, Sequence
 
 import pulumi
 
-from nodepools.backends.aws import alarms, register, tables
+from nodepools.backends.aws import alarms, register
 from nodepools.backends.aws.checks import eks_pool_problems
 from nodepools.backends.aws.karpenter import KarpenterPoolPlan, translate_karpenter_pool
 from nodepools.backends.aws.karpenter_register import (KarpenterBinding, KarpenterInfra, register_karpenter_infra,

@@ -15,8 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from nodepools import vocabulary as v
 from nodepools.backends.gcp import tables
 from nodepools.clouds.gcp import PROJECT_ID, is_zone, region_of
-from nodepools.clouds.cluster_settings import zone_problems
-from nodepools.clouds.regions import GCP_LABELS_MAX, gcp_location_error
+from nodepools.clouds.regions import GCP_LABELS_MAX, gcp_location_error, zone_problems
 from nodepools.spec.errors import Problems
 from nodepools.spec.model import Flag
 
