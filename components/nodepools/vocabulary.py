@@ -237,6 +237,35 @@ TYPE_DRA_DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 TYPE_DRA_RESOURCE_CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
 TYPE_DRA_RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
 DRA_TYPES = (TYPE_DRA_DEVICE_CLASS, TYPE_DRA_RESOURCE_CLAIM, TYPE_DRA_RESOURCE_CLAIM_TEMPLATE)
+# NVIDIA's DRA driver for GPUs (kubernetes-sigs/dra-driver-nvidia-gpu; docs/design.md section 11.4):
+# the driver name its ResourceSlices carry, and the DeviceClasses its chart publishes
+# (deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-*.yaml@v0.4.1): whole GPUs (type
+# gpu; the class that maps nvidia.com/gpu), MIG devices (type mig), passthrough (type vfio).
+NVIDIA_DRA_DRIVER = "gpu.nvidia.com"
+DRA_CLASS_GPU = "gpu.nvidia.com"
+DRA_CLASS_MIG = "mig.nvidia.com"
+DRA_CLASS_VFIO = "vfio.gpu.nvidia.com"
+DRA_CHART_CLASSES = (DRA_CLASS_GPU, DRA_CLASS_MIG, DRA_CLASS_VFIO)
+# The driver's chart (kubernetes-sigs, 0.4+) and its name before the move (NVIDIA/k8s-dra-driver-gpu,
+# up to 25.12); the images of both, the GPU Operator's copy included (nvcr.io/nvidia/dra-driver-nvidia-gpu).
+DRA_DRIVER_CHARTS = ("dra-driver-nvidia-gpu", "nvidia-dra-driver-gpu")
+DRA_DRIVER_IMAGES = ("dra-driver-nvidia-gpu", "k8s-dra-driver-gpu")
+# The GPU Operator's DRA stack (NVIDIA/gpu-operator: api/nvidia/v1alpha1/gpucluster_types.go@v26.7.0).
+TYPE_GPU_CLUSTER = "kubernetes:nvidia.com/v1alpha1:GPUCluster"
+# A ResourceQuota caps the devices a namespace's claims of one class request with this key
+# (kubernetes/kubernetes: pkg/quota/v1/evaluator/core/resource_claims.go).
+DRA_QUOTA_DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+
+
+def dra_mig_profile_class(profile: str) -> str:
+    """nodepools' DeviceClass of one MIG profile's devices on a DRA platform, e.g.
+    ``mig-1g.10gb.nodepools.io``: it maps ``nvidia.com/mig-<profile>`` (docs/design.md section 11.4)."""
+    return f"mig-{profile}.nodepools.io"
+
+
+def dra_quota_key(device_class: str) -> str:
+    """The ResourceQuota key capping the devices claims of ``device_class`` request."""
+    return device_class + DRA_QUOTA_DEVICES_SUFFIX
 
 # --- our component type tokens (frozen once released) ---------------------------
 COMPONENT_NODE_POOL = "nodepools:pools:NodePool"

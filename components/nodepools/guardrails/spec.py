@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from nodepools.guardrails import upstream
 from nodepools.guardrails.addon_modes import AddonsSpec, kueue_mode_problem
 from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
+from nodepools.guardrails.gpu_allocation import GpuAllocation
 # Imported under this name, not assigned: type checkers (pydantic's mypy plugin) lose
 # the fields of models whose base is a variable alias.
 from nodepools.spec.model import RealNumber, WholeNumber
@@ -35,8 +36,8 @@ ADDON_NAMESPACE = "kube-system"
 KUEUE_NAMESPACE = "kueue-system"
 RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE, WARM_NAMESPACE)
 
-__all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GuardrailsSpec", "KueueMode",
-           "LimitRangeSpec"]
+__all__ = ["AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions", "GpuAllocation", "GuardrailsSpec",
+           "KueueMode", "LimitRangeSpec"]
 
 _CHART_VERSION = re.compile(r"^\d+\.\d+\.\d+\Z")
 _IMAGE_TAG = re.compile(r"^v\d+\.\d+\.\d+\Z")
@@ -79,7 +80,8 @@ class ChartVersions(_Strict):
     """Pinned add-on versions (docs/kubernetes-facts.md section 0). Defaults: NVIDIA
     device plugin chart 0.20.0, cluster-autoscaler chart 9.59.0, Kueue chart 0.19.2,
     Karpenter chart 1.14.1 (``oci://public.ecr.aws/karpenter/karpenter``, used only
-    when the cluster has Karpenter pools);
+    when the cluster has Karpenter pools), NVIDIA DRA driver chart 0.4.1 (used only with
+    ``gpu_allocation: dra``; one of the vendored versions, ``guardrails/dra_driver.py``);
     ``cluster_autoscaler_image`` None takes the autoscaler release of the cluster's
     Kubernetes minor (``AUTOSCALER_IMAGE_BY_KUBERNETES``)."""
 
@@ -88,11 +90,12 @@ class ChartVersions(_Strict):
     cluster_autoscaler_image: str | None = None
     kueue: str = "0.19.2"
     karpenter: str = "1.14.1"
+    nvidia_dra_driver: str = "0.4.1"
 
     @model_validator(mode="after")
     def _check(self) -> "ChartVersions":
         problems = Problems()
-        for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue", "karpenter"):
+        for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue", "karpenter", "nvidia_dra_driver"):
             value = getattr(self, field)
             if not _CHART_VERSION.match(value):
                 problems.add(field, f"chart version {value!r} must be an exact version MAJOR.MINOR.PATCH "
@@ -148,6 +151,9 @@ class GuardrailsSpec(_Strict):
     - ``limit_range``, ``charts``: see ``LimitRangeSpec``, ``ChartVersions``.
     - ``addons``: which add-ons are installed, disabled or already running
       (``nodepools.guardrails.addon_modes.AddonsSpec``; default: install all).
+    - ``gpu_allocation`` (default None: the cloud's default for the cluster's minor,
+      ``nodepools.guardrails.gpu_allocation``): how GPU pools hand out their GPUs,
+      ``device-plugin`` or ``dra`` (NVIDIA's DRA driver; docs/design.md section 11.4).
     """
 
     namespaces: dict[PoolClass, str] = Field(default_factory=dict)
@@ -161,6 +167,7 @@ class GuardrailsSpec(_Strict):
     charts: ChartVersions = Field(default_factory=ChartVersions)
     addons: AddonsSpec = Field(default_factory=AddonsSpec)
     atomic_provisioning: AtomicProvisioning = AtomicProvisioning.AUTO
+    gpu_allocation: GpuAllocation | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "GuardrailsSpec":

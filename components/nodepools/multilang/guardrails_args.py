@@ -21,6 +21,8 @@ class ChartVersions(TypedDict):
     """Kueue chart version. Default: 0.19.2."""
     karpenter: NotRequired[str]
     """Karpenter chart version. Default: 1.14.1."""
+    nvidia_dra_driver: NotRequired[str]
+    """NVIDIA DRA driver chart version (gpu_allocation dra), one of the releases nodepools checked. Default: 0.4.1."""
 
 
 class AddonMode(TypedDict):
@@ -113,3 +115,7 @@ class Guardrails(TypedDict):
     """All-or-nothing capacity for gangs, one of auto (a ProvisioningRequest admission check on the training
     pools the cloud's autoscaler scales), on (also with an existing cluster-autoscaler; refused without such a
     pool), off. Default: auto."""
+    gpu_allocation: NotRequired[str]
+    """How GPU pools hand out their GPUs, one of device-plugin (NVIDIA's device plugin; GKE's own on GKE), dra
+    (NVIDIA's DRA driver, EKS from Kubernetes 1.36). Default: the cloud's default for the cluster's minor
+    (device-plugin, and dra on EKS from 1.37)."""

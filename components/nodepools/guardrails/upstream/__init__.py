@@ -52,6 +52,13 @@ def chart(name: str) -> dict[str, Any]:
     return load(f"chart_{name}.json")
 
 
+def dra_driver_charts() -> dict[str, dict[str, Any]]:
+    """Chart version -> the vendored facts of each release of NVIDIA's DRA driver chart nodepools
+    checked (``version``, ``keys``, ``oci_reference``, ``device_classes``, ``_source``)."""
+    found = load("chart_dra-driver-nvidia-gpu.json")
+    return {found["version"]: found}
+
+
 def provisioning_crd() -> dict[str, Any]:
     """The ProvisioningRequest CRD (autoscaling.x-k8s.io) of the newest supported autoscaler release."""
     return load("crd_provisioningrequests.json")["crd"]
