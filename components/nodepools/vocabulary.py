@@ -237,6 +237,14 @@ TYPE_DRA_DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 TYPE_DRA_RESOURCE_CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
 TYPE_DRA_RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
 DRA_TYPES = (TYPE_DRA_DEVICE_CLASS, TYPE_DRA_RESOURCE_CLAIM, TYPE_DRA_RESOURCE_CLAIM_TEMPLATE)
+class GpuAllocation(str, Enum):
+    """How GPU pools hand out their GPUs (docs/design.md section 11.4): ``device-plugin``, NVIDIA's
+    device plugin (GKE's own on GKE), or ``dra``, NVIDIA's DRA driver."""
+
+    DEVICE_PLUGIN = "device-plugin"
+    DRA = "dra"
+
+
 # NVIDIA's DRA driver for GPUs (kubernetes-sigs/dra-driver-nvidia-gpu; docs/design.md section 11.4):
 # the driver name its ResourceSlices carry, and the DeviceClasses its chart publishes
 # (deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-*.yaml@v0.4.1): whole GPUs (type

@@ -29,18 +29,11 @@ The default per cloud and minor (``DEFAULT_DRA_FROM``), read 2026-12-05:
 """
 from __future__ import annotations
 
-from enum import Enum
-
 from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE, minor
-from nodepools.vocabulary import Cloud
+from nodepools.vocabulary import Cloud, GpuAllocation
 
-
-class GpuAllocation(str, Enum):
-    """``device-plugin``: NVIDIA's device plugin (GKE's own on GKE); ``dra``: NVIDIA's DRA driver."""
-
-    DEVICE_PLUGIN = "device-plugin"
-    DRA = "dra"
-
+__all__ = ["DEFAULT_DRA_FROM", "DRA_REFUSED", "DRA_SINCE", "GpuAllocation", "default_allocation",
+           "resolved_allocation"]
 
 # The minor from which ``dra`` is allowed: pods' nvidia.com/gpu requests, the quotas and Kueue's
 # flavors keep counting GPUs only where DeviceClass.spec.extendedResourceName is served
