@@ -15,7 +15,7 @@ from typing import Any
 # The prometheus-engine release whose CRDs the Google Managed Prometheus rules are
 # validated against (GoogleCloudPlatform/prometheus-engine, tag v0.17.2).
 GMP_RELEASE = "v0.17.2"
-CHARTS = ("cluster-autoscaler", "kueue", "nvidia-device-plugin")
+CHARTS = ("cluster-autoscaler", "kueue", "nvidia-device-plugin", "dra-driver-nvidia-gpu")
 
 
 @lru_cache(maxsize=None)
