@@ -216,6 +216,10 @@ TYPE_RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
 TYPE_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 TYPE_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 TYPE_HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+# A chart installs through either (pulumi-kubernetes helm.v3.Release, helm.v4.Chart).
+HELM_TYPES = (TYPE_HELM_RELEASE, "kubernetes:helm.sh/v4:Chart")
+# The NVIDIA GPU Operator's chart: its device plugin (ClusterPolicy) or its DRA stack (GPUCluster).
+GPU_OPERATOR_CHART = "gpu-operator"
 TYPE_PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 # Google Managed Prometheus rule kinds (namespaced, cluster-wide, project-wide).
 TYPE_GMP_RULES_PREFIX = "kubernetes:monitoring.googleapis.com/v1:"

@@ -106,8 +106,9 @@ def test_the_device_classes_map_the_extended_resources_and_validate_at_the_stack
     [mig] = [r.inputs for r in dra_run.of_type(DEVICE_CLASS)]
     assert mig == {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                    "metadata": {"name": "mig-1g.5gb.nodepools.io"}, "spec": {
-        "selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com']"
-                                             ".type == 'mig' && device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"}}],
+        "selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
+                                             "device.attributes['gpu.nvidia.com'].type == 'mig' && "
+                                             "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"}}],
         "extendedResourceName": "nvidia.com/mig-1g.5gb"}}
     published = published_classes(GuardrailsSpec(kubernetes_version=MINOR, gpu_allocation="dra"))
     assert [(c["metadata"]["name"], c["spec"].get("extendedResourceName")) for c in published] == [

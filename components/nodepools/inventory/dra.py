@@ -95,7 +95,7 @@ def read_index(resources: Iterable[Any], extra_gpu_classes: Iterable[str] = ()) 
         type_ = get("type") or get("resource_type")
         raw = get("props") if get("props") is not None else get("inputs")
         if type_ not in v.DRA_TYPES:
-            published.update(published_classes(type_, plain(raw)))
+            published.update(published_classes(str(type_), plain(raw)))
             continue
         props = as_dict(plain(raw))
         name = dig(props, "metadata", "name", default=get("name"))

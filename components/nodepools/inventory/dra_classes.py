@@ -27,8 +27,6 @@ from nodepools.inventory.values import UNKNOWN, as_list, dig, is_unknown
 
 _MIG_TYPE = re.compile(r"\.type\s*==\s*['\"]mig['\"]")
 _PROFILE = re.compile(r"\.profile\s*==\s*['\"]([^'\"]+)['\"]")
-HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
-OPERATOR_CHART = "gpu-operator"
 
 
 @dataclass(frozen=True)
@@ -88,7 +86,7 @@ def installs_dra_driver(type_: str, props: Any) -> Any:
     Operator's GPUCluster, or a gpu-operator release deploying one. UNKNOWN where preview cannot see."""
     if type_ == v.TYPE_GPU_CLUSTER:
         return True
-    if type_ not in HELM_TYPES:
+    if type_ not in v.HELM_TYPES:
         return False
     chart = helm_chart_name(props)
     if is_unknown(chart):
@@ -96,7 +94,7 @@ def installs_dra_driver(type_: str, props: Any) -> Any:
     if chart in v.DRA_DRIVER_CHARTS:
         enabled = dig(props, "values", "resources", "gpus", "enabled")
         return enabled if is_unknown(enabled) else enabled is not False
-    if chart == OPERATOR_CHART:
+    if chart == v.GPU_OPERATOR_CHART:
         deploy = dig(props, "values", "gpuCluster", "deployCR")
         return deploy if is_unknown(deploy) else deploy is True
     return False

@@ -39,12 +39,12 @@ from nodepools.policies.base import Res, subject_of
 from nodepools.policies.stack_view import PoolRef, StackView
 
 CHART = "nvidia-device-plugin"
-OPERATOR_CHART = "gpu-operator"
+OPERATOR_CHART = v.GPU_OPERATOR_CHART
 IMAGE = "k8s-device-plugin"
 # The image's entrypoint is the plugin; other commands of the same image are helpers.
 PLUGIN_COMMAND = "nvidia-device-plugin"
 TYPE_CLUSTER_POLICY = "kubernetes:nvidia.com/v1:ClusterPolicy"
-HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
+HELM_TYPES = v.HELM_TYPES
 # GKE gpuDriverVersion values that install no driver (docs/kubernetes-facts.md section 2).
 GKE_NO_DRIVER = (None, "", "GPU_DRIVER_VERSION_UNSPECIFIED", "INSTALLATION_DISABLED")
 CHART_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"},

@@ -26,7 +26,8 @@ from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_
 from nodepools.inventory.tri import or3
 from nodepools.inventory.workloads import read_workload
 from nodepools.policies.base import Res, subject_of
-from nodepools.policies.device_plugins import HELM_TYPES, OPERATOR_CHART, DevicePlugin, chart_name, operator_server
+from nodepools.policies.device_plugins import HELM_TYPES, OPERATOR_CHART, DevicePlugin, chart_name
+from nodepools.policies.device_plugins import operator_server
 from nodepools.policies.stack_view import StackView
 from nodepools.vocabulary import GpuAllocation
 
