@@ -14,7 +14,7 @@ from nodepools.backends.gcp.tables import GpuDriverVersion
 from nodepools.guardrails.spec import AlertsSpec, ChartVersions, GuardrailsSpec, KueueMode, LimitRangeSpec
 from nodepools.multilang import guardrails_args, pool_args
 from nodepools.multilang.provider import NodepoolsProvider
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.instances import GpuModel
 from nodepools.guardrails.addon_modes import AddonMode, AddonsSpec
 from nodepools.spec.karpenter import KarpenterOptions

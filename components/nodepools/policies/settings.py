@@ -21,6 +21,7 @@ from typing import Annotated, Any, Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nodepools.spec.errors import Problems
+from nodepools.spec.kube_versions import MINIMUM_KUBERNETES_VERSION
 
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$|^24:00$")
@@ -74,7 +75,7 @@ class Settings(_Strict):
         (), alias="exemptNamespaces",
         description="namespaces out of scope, beside kube-system/kube-public/kube-node-lease")
     waivers: tuple[Waiver, ...] = ()
-    min_cluster_version: str = Field("1.32", alias="minClusterVersion", json_schema_extra={"pattern": _VERSION.pattern})
+    min_cluster_version: str = Field(MINIMUM_KUBERNETES_VERSION, alias="minClusterVersion", json_schema_extra={"pattern": _VERSION.pattern})
     spot_checkpoint_max: str = Field(
         "30m", alias="spotCheckpointMax",
         description="longest nodepools.io/checkpoint-interval a spot workload may declare")
