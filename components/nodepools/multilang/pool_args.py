@@ -19,9 +19,9 @@ class Taint(TypedDict):
     key: str
     """The taint's key, e.g. `example.com/team`."""
     value: NotRequired[str]
-    """The taint's value. Default: empty."""
+    """The taint's value."""
     effect: NotRequired[str]
-    """One of NoSchedule, PreferNoSchedule, NoExecute. Default: NoSchedule."""
+    """One of NoSchedule, PreferNoSchedule, NoExecute."""
 
 
 class Gpu(TypedDict):
@@ -41,9 +41,9 @@ class CustomCapacity(TypedDict):
     memory_gib: float
     """Memory per node in GiB, above 0 and at most 32768."""
     architecture: NotRequired[str]
-    """One of x86_64, arm64. Default: x86_64."""
+    """One of x86_64, arm64."""
     gpu_count: NotRequired[int]
-    """GPUs per node, 0 to 16. Default: 0."""
+    """GPUs per node, 0 to 16."""
     gpu_model: NotRequired[str]
     """The GPU model, one of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb,
     nvidia-h100. Default: none."""
@@ -53,17 +53,16 @@ class KarpenterOptions(TypedDict):
     """Options of a Karpenter pool (provisioner karpenter)."""
 
     on_demand_fallback: NotRequired[bool]
-    """A spot batch or gpu-training pool may also launch on-demand nodes when spot has no capacity.
-    Default: false."""
+    """A spot batch or gpu-training pool may also launch on-demand nodes when spot has no capacity."""
     expire_after_hours: NotRequired[int]
-    """Node lifetime (the NodePool's expireAfter), 1 to 8760 hours. Default: 720."""
+    """Node lifetime (the NodePool's expireAfter), 1 to 8760 hours."""
 
 
 class GpuSharing(TypedDict):
     """How a gpu-inference pool shares its GPUs."""
 
     mode: NotRequired[str]
-    """One of none (one whole GPU per request), time-slicing, mig. Default: none."""
+    """One of none (one whole GPU per request), time-slicing, mig."""
     replicas: NotRequired[int]
     """Shares per GPU for mode time-slicing, 2 to 48. Default: none."""
     profile: NotRequired[str]
@@ -76,7 +75,7 @@ class Warm(TypedDict):
     replicas: int
     """Spare replicas kept ready, 1 or more and at most what the pool holds at maxNodes."""
     gpus_per_replica: NotRequired[int]
-    """Units of the pool's GPU resource per replica (exactly 1 on a time-sliced or MIG pool). Default: 1."""
+    """Units of the pool's GPU resource per replica (exactly 1 on a time-sliced or MIG pool)."""
     cpu_millicores: NotRequired[int]
     """cpu requested per replica, in millicores, at most one node's. Default: none."""
     memory_mib: NotRequired[int]
@@ -100,15 +99,14 @@ class Repair(TypedDict):
     """Node auto-repair of a pool."""
 
     mode: NotRequired[str]
-    """One of auto (on for GPU pools, the provider's default elsewhere), on, off. Default: auto."""
+    """One of auto (on for GPU pools, the provider's default elsewhere), on, off."""
     eks: NotRequired[EksRepairOptions]
     """The EKS managed node group's repair settings (EKS only). Default: none."""
 
 
 class Pool(TypedDict):
-    """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
-    min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
-    (50 GiB; 200 GiB for GPU classes)."""
+    """One node pool. Its capacity, min and max nodes and disk size default from its class's preset
+    (each of those properties states its default per class)."""
 
     name: str
     """The pool's name, unique in the cluster; it is the nodepools.io/pool node label."""
@@ -117,15 +115,15 @@ class Pool(TypedDict):
     instance_types: list[str]
     """1 to 20 instance (EKS) or machine (GKE) types of the same shape."""
     capacity: NotRequired[str]
-    """One of on-demand, spot. Default: the class preset's (spot for gpu-training, else on-demand)."""
+    """One of on-demand, spot."""
     min_nodes: NotRequired[int]
-    """Fewest nodes, 0 to 1000. Default: the class preset's."""
+    """Fewest nodes, 0 to 1000."""
     max_nodes: NotRequired[int]
-    """Most nodes, 1 to 1000. Default: the class preset's."""
+    """Most nodes, 1 to 1000."""
     gpu: NotRequired[Gpu]
     """The nodes' GPU. Default: derived from the instance types."""
     disk_size_gib: NotRequired[int]
-    """Root disk size in GiB, 20 to 16384. Default: 50 (200 for GPU classes)."""
+    """Root disk size in GiB, 20 to 16384."""
     zones: NotRequired[list[str]]
     """Zones for the nodes. Default: the cluster's."""
     subnet_ids: NotRequired[list[str]]
@@ -135,15 +133,15 @@ class Pool(TypedDict):
     taints: NotRequired[list[Taint]]
     """Extra node taints, after the class and GPU taints. Default: none."""
     dedicated: NotRequired[bool]
-    """Add the class taint to a resident pool (other classes always carry it). Default: false."""
+    """Add the class taint to a resident pool (other classes always carry it)."""
     placement: NotRequired[str]
     """One of auto (compact for a gpu-training pool of more than one node whose instance type allows it, set
-    when the pool is created; spread otherwise), spread, compact. Default: auto."""
+    when the pool is created; spread otherwise), spread, compact."""
     custom_capacity: NotRequired[dict[str, CustomCapacity]]
     """Capacity of instance types missing from the instance table, by type name. Default: none."""
     provisioner: NotRequired[str]
     """How the nodes are provisioned, one of managed (an EKS managed node group), karpenter (a Karpenter
-    NodePool and EC2NodeClass, EKS only). Default: managed."""
+    NodePool and EC2NodeClass, EKS only)."""
     karpenter: NotRequired[KarpenterOptions]
     """Options of a Karpenter pool. Default: none (Karpenter's defaults as documented on KarpenterOptions)."""
     gpu_sharing: NotRequired[GpuSharing]
