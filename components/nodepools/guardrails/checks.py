@@ -39,14 +39,14 @@ from nodepools.guardrails.capacity import largest_node
 from nodepools.guardrails.provisioning import provisioning_problems
 from nodepools.guardrails.topology import kueue_version_problems
 from nodepools.guardrails.repair import karpenter_repair_problems
-from nodepools.guardrails.spec_fields import (AUTOSCALER_IMAGE_BY_KUBERNETES, BATCH_QUOTA_SHARE_RANGE,
-                                              RESERVED_NAMESPACES, ChartVersions, GuardrailsFields, KueueMode,
-                                              LimitRangeSpec)
+from nodepools.guardrails.spec_fields import (AUTOSCALER_IMAGE_BY_KUBERNETES, RESERVED_NAMESPACES, ChartVersions,
+                                              GuardrailsFields, KueueMode, LimitRangeSpec)
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.kube_versions import supported_minor_problem
 from nodepools.spec.pool import PoolSpec
+from nodepools.spec.presets import BATCH_QUOTA_SHARE_RANGE
 from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
 from nodepools.vocabulary import Cloud, PoolClass
 

@@ -11,15 +11,14 @@ from pydantic import model_validator
 
 from nodepools.guardrails import checks
 from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
-from nodepools.guardrails.spec_fields import (ADDON_NAMESPACE, AUTOSCALER_IMAGE_BY_KUBERNETES,
-                                              BATCH_QUOTA_SHARE_RANGE, DEFAULT_NAMESPACES, KUEUE_NAMESPACE,
-                                              RESERVED_NAMESPACES, AtomicProvisioning, ChartVersions,
-                                              GuardrailsFields, KueueMode, LimitRangeSpec)
+from nodepools.guardrails.spec_fields import (ADDON_NAMESPACE, AUTOSCALER_IMAGE_BY_KUBERNETES, DEFAULT_NAMESPACES,
+                                              KUEUE_NAMESPACE, RESERVED_NAMESPACES, AtomicProvisioning,
+                                              ChartVersions, GuardrailsFields, KueueMode, LimitRangeSpec)
 from nodepools.spec.errors import Problems
 
-__all__ = ["ADDON_NAMESPACE", "AUTOSCALER_IMAGE_BY_KUBERNETES", "BATCH_QUOTA_SHARE_RANGE", "DEFAULT_NAMESPACES",
-           "KUEUE_NAMESPACE", "RESERVED_NAMESPACES", "AlertBackend", "AlertsSpec", "AtomicProvisioning",
-           "ChartVersions", "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
+__all__ = ["ADDON_NAMESPACE", "AUTOSCALER_IMAGE_BY_KUBERNETES", "DEFAULT_NAMESPACES", "KUEUE_NAMESPACE",
+           "RESERVED_NAMESPACES", "AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions",
+           "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
 
 
 class GuardrailsSpec(GuardrailsFields):

@@ -24,7 +24,7 @@ from nodepools.guardrails.alerts_spec import AlertsSpec
 from nodepools.spec.model import RealNumber, WholeNumber
 from nodepools.spec.model import StrictModel as _Strict
 from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION
-from nodepools.vocabulary import SYSTEM_NAMESPACES, WARM_NAMESPACE, PoolClass
+from nodepools.vocabulary import KUBE_SYSTEM, SYSTEM_NAMESPACES, WARM_NAMESPACE, PoolClass
 
 DEFAULT_NAMESPACES: dict[PoolClass, str] = {
     PoolClass.RESIDENT: "services",
@@ -33,12 +33,9 @@ DEFAULT_NAMESPACES: dict[PoolClass, str] = {
     PoolClass.GPU_TRAINING: "training",
 }
 # Namespaces the add-ons live in; a workload-class namespace may not reuse them.
-ADDON_NAMESPACE = "kube-system"
+ADDON_NAMESPACE = KUBE_SYSTEM
 KUEUE_NAMESPACE = "kueue-system"
 RESERVED_NAMESPACES = (*SYSTEM_NAMESPACES, "default", KUEUE_NAMESPACE, WARM_NAMESPACE)
-# The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity:
-# the allowed range of ``batch_quota_share``; the pack's ``batchQuotaShare`` default is its top.
-BATCH_QUOTA_SHARE_RANGE = (0.40, 0.60)
 
 # cluster-autoscaler is released per Kubernetes minor and supports that minor only
 # (kubernetes/autoscaler README, "Releases"): the image follows the cluster's version.
@@ -104,7 +101,7 @@ class GuardrailsFields(_Strict):
     - ``namespaces``: overrides of the namespace per workload class (``DEFAULT_NAMESPACES``).
       Resident and batch namespaces always exist; a GPU class's namespace exists when the
       cluster has a pool of that class.
-    - ``batch_quota_share`` (within ``BATCH_QUOTA_SHARE_RANGE``): the batch namespace's
+    - ``batch_quota_share`` (within ``nodepools.spec.presets.BATCH_QUOTA_SHARE_RANGE``): the batch namespace's
       cpu/memory quota as a share of the resident and batch pools' capacity.
     - ``kubernetes_version``: the schema version objects are built for (default: the newest
       minor both clouds serve, ``nodepools.spec.kube_versions.DEFAULT_KUBERNETES_VERSION``).

@@ -16,14 +16,13 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from nodepools.guardrails.addon_modes import AddonMode, AddonsSpec
-from nodepools.guardrails.spec import (BATCH_QUOTA_SHARE_RANGE, DEFAULT_NAMESPACES, AlertsSpec, ChartVersions,
-                                       GuardrailsSpec, LimitRangeSpec)
+from nodepools.guardrails.spec import DEFAULT_NAMESPACES, AlertsSpec, ChartVersions, GuardrailsSpec, LimitRangeSpec
 from nodepools.multilang import guardrails_args, pool_args
 from nodepools.spec.karpenter import KarpenterOptions
 from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.options import EksRepairOptions, NodeRepair, WarmCapacity
 from nodepools.spec.pool import CustomCapacity, GpuSpec, PoolSpec, Taint
-from nodepools.spec.presets import PRESET_FIELDS, preset_values
+from nodepools.spec.presets import BATCH_QUOTA_SHARE_RANGE, PRESET_FIELDS, preset_values
 from nodepools.spec.sharing import GpuSharing
 
 # Each argument type and the model it converts into, field for field (by Python name).

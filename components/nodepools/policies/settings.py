@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nodepools.spec.errors import Problems
 from nodepools.spec.kube_versions import MINIMUM_KUBERNETES_VERSION
+from nodepools.spec.presets import BATCH_QUOTA_SHARE_RANGE
 
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$|^24:00$")
@@ -82,9 +83,9 @@ class Settings(_Strict):
     default_model_load_seconds: float = Field(
         300.0, alias="defaultModelLoadSeconds", ge=0,
         description="model load time when nodepools.io/model-load-seconds is absent")
-    # The guardrails' upper bound for the batch namespace's share (nodepools.guardrails.spec).
+    # The guardrails' upper bound for the batch namespace's share.
     batch_quota_share: float = Field(
-        0.6, alias="batchQuotaShare", gt=0, le=1,
+        BATCH_QUOTA_SHARE_RANGE[1], alias="batchQuotaShare", gt=0, le=1,
         description="largest share of the resident and batch pools' cpu/memory (at max nodes) a batch "
                     "namespace's quota may claim")
     toleration_approvals: dict[str, _Names] = Field(

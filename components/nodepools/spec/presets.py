@@ -78,6 +78,11 @@ PRESETS: dict[PoolClass, ClassPreset] = {
 }
 
 
+# The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity: the
+# range the guardrails' ``batch_quota_share`` may take (docs/design.md section 3, namespace-quota),
+# whose top is the most the pack's ``batchQuotaShare`` lets a batch quota claim by default.
+BATCH_QUOTA_SHARE_RANGE = (0.40, 0.60)
+
 # The PoolSpec fields a class preset fills when they are not given, and the preset attribute
 # each takes its default from: the one list the model, its schema and the other languages'
 # schema read (``class_defaults``, ``preset_default``, ``preset_values``).
