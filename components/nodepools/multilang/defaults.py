@@ -41,13 +41,18 @@ def _namespaces() -> str:
     return "Default: " + ", ".join(f"{c.value} {name}" for c, name in DEFAULT_NAMESPACES.items()) + "."
 
 
+def _field_default(model: type[BaseModel], field: str) -> Optional[str]:
+    return plain(model.model_fields[field].default)
+
+
 def _batch_quota_share() -> str:
     low, high = BATCH_QUOTA_SHARE_RANGE
-    return f"Between {low:.2f} and {high:.2f}. Default: {plain(GuardrailsSpec().batch_quota_share)}."
+    return f"Between {low:.2f} and {high:.2f}. Default: {_field_default(GuardrailsSpec, 'batch_quota_share')}."
 
 
 def _kubernetes_version() -> str:
-    return f"One of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}. Default: {plain(GuardrailsSpec().kubernetes_version)}."
+    return (f"One of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}. "
+            f"Default: {_field_default(GuardrailsSpec, 'kubernetes_version')}.")
 
 
 # Defaults that are not one plain value of the model's field.
