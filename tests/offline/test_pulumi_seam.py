@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import threading
 import typing
 from importlib.metadata import version
 from pathlib import Path
@@ -19,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from nodepools.offline import pulumi_seam
-from nodepools.offline.engine import run_program
+from nodepools.offline.engine import on_a_fresh_loop, run_program
 
 SEAM = "nodepools.offline.pulumi_seam"
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
@@ -40,26 +39,10 @@ def test_mock_monitor_is_the_type_set_mocks_takes():
 
 def in_a_fresh_thread(body):
     """Run ``body(loop)`` as the engine runs a program: a new thread with its own event loop."""
-    outcome = {}
-
-    def target():
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        try:
-            outcome["value"] = body(loop)
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test's thread
-            outcome["error"] = exc
-        finally:
-            loop.run_until_complete(loop.shutdown_default_executor())
-            asyncio.set_event_loop(None)
-            loop.close()
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    value, error = on_a_fresh_loop(body)
+    if error is not None:
+        raise error
+    return value
 
 
 class Recording(pulumi_seam.MockMonitor):

@@ -34,7 +34,7 @@ import threading
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import pulumi
 from google.protobuf import json_format, struct_pb2
@@ -44,6 +44,7 @@ from nodepools import safe_yaml
 from nodepools.offline.fakes import fake_outputs, preview_outputs
 from nodepools.offline.pulumi_seam import MockMonitor, clear_root_stack
 
+T = TypeVar("T")
 STACK_TYPE = "pulumi:pulumi:Stack"
 # gen0, gen1, gen2 thresholds during a run; None keeps the interpreter's (the bench's
 # diagnostic rows set it to None to show what a program with the defaults pays).
@@ -261,24 +262,44 @@ def run_program_capture(
     """Like :func:`run_program` but returns ``(run, error)`` instead of raising."""
     secret = [key if ":" in key else f"{project}:{key}" for key in secret_keys]
     run = Run()
-    outcome: dict[str, BaseException] = {}
     flat = {}
     for key, value in (config or {}).items():
         full = key if ":" in key else f"{project}:{key}"
         flat[full] = value if isinstance(value, str) else json.dumps(value)
 
+    def body(loop: asyncio.AbstractEventLoop) -> None:
+        pulumi.runtime.set_all_config(flat, secret)
+        mocks = _OfflineMocks(run, preview)
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview,
+                                 monitor=_RecordingMonitor(mocks, run))
+        # set_mocks registers a finished root Stack of its own; replace it with the
+        # one run_in_stack creates, so stack exports are registered as in a real run.
+        clear_root_stack()
+        loop.run_until_complete(pulumi.runtime.run_in_stack(program))
+
+    previous = gc.get_threshold()
+    if RUN_GC_THRESHOLDS is not None and previous[0] != 0:  # 0: the caller turned collection off
+        gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(RUN_GC_THRESHOLDS, previous)))
+    try:
+        _, error = on_a_fresh_loop(body, name=f"nodepools-offline-{stack}")
+    finally:
+        gc.set_threshold(*previous)
+    return run, error
+
+
+def on_a_fresh_loop(body: Callable[[asyncio.AbstractEventLoop], T], name: str = "nodepools-offline") -> \
+        tuple[T | None, BaseException | None]:
+    """``(body(loop), None)``, or ``(None, the error it raised)``: ``body`` run on a new thread with its
+    own asyncio event loop, closed afterwards (its default executor, where the SDK calls the mock
+    monitor, shut down first). The SDK keeps its settings in ContextVars and a new thread starts
+    with none, so nothing of one run reaches the next."""
+    outcome: dict[str, Any] = {}
+
     def target() -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)  # the SDK schedules registrations on the thread's loop
         try:
-            pulumi.runtime.set_all_config(flat, secret)
-            mocks = _OfflineMocks(run, preview)
-            pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview,
-                                     monitor=_RecordingMonitor(mocks, run))
-            # set_mocks registers a finished root Stack of its own; replace it with the
-            # one run_in_stack creates, so stack exports are registered as in a real run.
-            clear_root_stack()
-            loop.run_until_complete(pulumi.runtime.run_in_stack(program))
+            outcome["value"] = body(loop)
         except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
             outcome["error"] = exc
         finally:
@@ -286,13 +307,7 @@ def run_program_capture(
             asyncio.set_event_loop(None)
             loop.close()
 
-    thread = threading.Thread(target=target, name=f"nodepools-offline-{stack}")
-    previous = gc.get_threshold()
-    if RUN_GC_THRESHOLDS is not None and previous[0] != 0:  # 0: the caller turned collection off
-        gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(RUN_GC_THRESHOLDS, previous)))
-    try:
-        thread.start()
-        thread.join()
-    finally:
-        gc.set_threshold(*previous)
-    return run, outcome.get("error")
+    thread = threading.Thread(target=target, name=name)
+    thread.start()
+    thread.join()
+    return outcome.get("value"), outcome.get("error")
