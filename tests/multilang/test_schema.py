@@ -14,7 +14,7 @@ from nodepools.backends.aws.tables import PARTITIONS
 from nodepools.backends.gcp.tables import GpuDriverVersion
 from nodepools.guardrails.spec import AlertsSpec, ChartVersions, GuardrailsSpec, KueueMode, LimitRangeSpec
 from nodepools.multilang import guardrails_args, pool_args
-from nodepools.multilang.defaults import ARGS_MODELS, DERIVED, plain
+from nodepools.multilang.defaults import ARGS_MODELS, DERIVED, bounds_text, plain
 from nodepools.multilang.provider import NodepoolsProvider
 from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.instances import GpuModel
@@ -137,14 +137,15 @@ def test_every_args_type_is_paired_with_its_model():
 
 
 @pytest.mark.parametrize("args_type, spec", ARGS_MODELS)
-def test_each_default_is_stated_once_from_the_model(schema, args_type, spec):
-    """A field whose model has a plain default: the schema states that default (read from the model, not
+def test_each_default_and_bound_is_stated_once_from_the_model(schema, args_type, spec):
+    """A field whose model has a plain default or bounds: the schema states them (read from the model, not
     written in the argument's docstring); no description states two defaults."""
     properties = schema["types"][f"nodepools:index:{args_type.__name__}"]["properties"]
     for field, info in spec.model_fields.items():
         description = properties[camel_case(field)]["description"]
-        assert description.count("Default") - description.count("Default CPU") - description.count(
-            "Default memory") <= 1, description
+        assert description.count("Default:") + description.count("Default from") <= 1, description
+        bounds = bounds_text(spec, field)
+        assert bounds is None or description.count(bounds) == 1, (field, description)
         value = info.default
         if isinstance(value, (str, int, float, Enum)) and (spec, field) not in DERIVED:
             assert description.endswith(f"Default: {plain(value)}."), (field, description)
@@ -154,7 +155,7 @@ def test_the_class_presets_reach_the_schema(schema):
     """The preset-filled properties state each class's default from PRESETS, as it is when the schema is built."""
     pool = schema["types"]["nodepools:index:Pool"]["properties"]
     assert pool["maxNodes"]["description"] == (
-        "Most nodes, 1 to 1000. Default from the class preset: resident 6, batch 10, gpu-inference 4, gpu-training 4.")
+        "Most nodes. 1 to 1000. Default from the class preset: resident 6, batch 10, gpu-inference 4, gpu-training 4.")
     for field, attribute in PRESET_FIELDS.items():
         for pool_class, preset in PRESETS.items():
             value = getattr(preset, attribute)

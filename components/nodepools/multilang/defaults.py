@@ -1,11 +1,12 @@
-"""The defaults the other languages' schema states, written from the models that hold them.
+"""The bounds and defaults the other languages' schema states, from the models that hold them.
 
-The argument types (``pool_args``, ``guardrails_args``) say what each field means; its
-default is the model's (``PoolSpec``, ``GuardrailsSpec`` and their option models, the class
-presets, the table of Kubernetes minors) and is added to the field's schema description here,
-when the provider builds its schema, so a chart bump, a new default minor or a changed preset
-reaches TypeScript, Go and YAML users without a second edit. A docstring states a default only
-where the model's is no plain value (``none``, "the cluster's", "derived from the instance types").
+The argument types (``pool_args``, ``guardrails_args``) say what each field means; its bounds
+(``ge``/``le``/``gt``/``lt``, lengths) and its default are the model's (``PoolSpec``,
+``GuardrailsSpec`` and their option models, the class presets, the table of Kubernetes minors)
+and are added to the field's schema description here, when the provider builds its schema, so a
+chart bump, a new default minor, a changed preset or a new limit reaches TypeScript, Go and YAML
+users without a second edit. A docstring states a default only where the model's is no plain value
+(``none``, "the cluster's", "derived from the instance types"), and no bound.
 """
 from enum import Enum
 from types import MappingProxyType
@@ -87,13 +88,43 @@ def default_text(model: type[BaseModel], field: str) -> Optional[str]:
     return None if text is None else f"Default: {text}."
 
 
+def bounds_text(model: type[BaseModel], field: str) -> Optional[str]:
+    """The field's constraints in words ("0 to 1000.", "Above 0 and below 1.", "1 to 20 items."); None without."""
+    found = {type(m).__name__: m for m in model.model_fields[field].metadata}
+    low = ("", found["Ge"].ge) if "Ge" in found else ("above ", found["Gt"].gt) if "Gt" in found else None
+    high = ("", found["Le"].le) if "Le" in found else ("below ", found["Lt"].lt) if "Lt" in found else None
+    if "MinLen" in found or "MaxLen" in found:
+        low = ("", found["MinLen"].min_length) if "MinLen" in found else None
+        high = ("", found["MaxLen"].max_length) if "MaxLen" in found else None
+        items = " items"
+    else:
+        items = ""
+    if low and high:
+        text = (f"{low[1]} to {high[1]}" if low[0] == high[0] == ""
+                else f"{low[0]}{low[1]} and {high[0] or 'at most '}{high[1]}")
+    elif low:
+        text = f"at least {low[1]}" if low[0] == "" else f"{low[0]}{low[1]}"
+    elif high:
+        text = f"at most {high[1]}" if high[0] == "" else f"{high[0]}{high[1]}"
+    else:
+        return None
+    return f"{text[0].upper()}{text[1:]}{items}."
+
+
 def with_defaults(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every argument type's defaults added to its properties' descriptions."""
+    """``schema`` with every argument type's bounds and defaults added to its properties' descriptions
+    (the bounds before a default the docstring states in words)."""
     for args_type, model in ARGS_MODELS:
         properties = schema["types"][f"nodepools:index:{args_type.__name__}"]["properties"]
         for field in model.model_fields:
-            text = default_text(model, field)
-            if text is not None:
-                prop = properties[camel_case(field)]
-                prop["description"] = f"{prop['description']} {text}".strip()
+            prop = properties[camel_case(field)]
+            text = prop["description"]
+            bounds = bounds_text(model, field)
+            if bounds is not None:
+                head, said, tail = text.partition(" Default:")
+                text = f"{head} {bounds}{said}{tail}".strip()
+            default = default_text(model, field)
+            if default is not None:
+                text = f"{text} {default}".strip()
+            prop["description"] = text
     return schema

@@ -51,13 +51,13 @@ class LimitRange(TypedDict):
     """Container defaults in the batch and gpu-training namespaces; requests must not exceed limits."""
 
     default_request_cpu_millicores: NotRequired[int]
-    """Default CPU request in millicores, at least 1."""
+    """Default CPU request in millicores."""
     default_request_memory_mib: NotRequired[int]
-    """Default memory request in MiB, at least 1."""
+    """Default memory request in MiB."""
     default_limit_cpu_millicores: NotRequired[int]
-    """Default CPU limit in millicores, at least 1."""
+    """Default CPU limit in millicores."""
     default_limit_memory_mib: NotRequired[int]
-    """Default memory limit in MiB, at least 1."""
+    """Default memory limit in MiB."""
 
 
 class Alerts(TypedDict):
@@ -73,13 +73,13 @@ class Alerts(TypedDict):
     rule_labels: NotRequired[dict[str, str]]
     """prometheus-operator only, required there: the labels your Prometheus's ruleSelector matches."""
     alarm_actions: NotRequired[list[str]]
-    """cloudwatch only: ARNs (e.g. SNS topics) notified when an alarm fires, at most 5. Default: none."""
+    """cloudwatch only: ARNs (e.g. SNS topics) notified when an alarm fires. Default: none."""
     cpu_throttling_ratio: NotRequired[float]
-    """Fire when a container is throttled in more than this share of its CFS periods (0 to 1, exclusive)."""
+    """Fire when a container is throttled in more than this share of its CFS periods."""
     cpu_steal_ratio: NotRequired[float]
-    """Fire when a node's steal is more than this share of its CPU time (0 to 1, exclusive)."""
+    """Fire when a node's steal is more than this share of its CPU time."""
     for_minutes: NotRequired[int]
-    """How long the condition must hold, 1 to 1440 minutes."""
+    """How long the condition must hold, in minutes."""
 
 
 class Guardrails(TypedDict):
@@ -95,7 +95,7 @@ class Guardrails(TypedDict):
     kueue: NotRequired[str]
     """One of auto (install Kueue when there is a gpu-training pool), on, off."""
     kueue_pods_ready_timeout_minutes: NotRequired[int]
-    """Kueue's waitForPodsReady timeout, 1 to 1440 minutes."""
+    """Kueue's waitForPodsReady timeout, in minutes."""
     alerts: NotRequired[Alerts]
     """The throttling alerts. Default: enabled with the defaults."""
     quota_priority_class_scopes: NotRequired[bool]

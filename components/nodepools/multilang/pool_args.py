@@ -30,20 +30,20 @@ class Gpu(TypedDict):
     model: str
     """One of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb, nvidia-h100."""
     count_per_node: int
-    """GPUs per node, 1 to 16."""
+    """GPUs per node."""
 
 
 class CustomCapacity(TypedDict):
     """Per-node capacity of an instance type that is not in the instance table."""
 
     vcpu: int
-    """vCPUs per node, 1 to 1024."""
+    """vCPUs per node."""
     memory_gib: float
-    """Memory per node in GiB, above 0 and at most 32768."""
+    """Memory per node in GiB."""
     architecture: NotRequired[str]
     """One of x86_64, arm64."""
     gpu_count: NotRequired[int]
-    """GPUs per node, 0 to 16."""
+    """GPUs per node."""
     gpu_model: NotRequired[str]
     """The GPU model, one of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb,
     nvidia-h100. Default: none."""
@@ -55,7 +55,7 @@ class KarpenterOptions(TypedDict):
     on_demand_fallback: NotRequired[bool]
     """A spot batch or gpu-training pool may also launch on-demand nodes when spot has no capacity."""
     expire_after_hours: NotRequired[int]
-    """Node lifetime (the NodePool's expireAfter), 1 to 8760 hours."""
+    """Node lifetime (the NodePool's expireAfter), in hours."""
 
 
 class GpuSharing(TypedDict):
@@ -64,7 +64,7 @@ class GpuSharing(TypedDict):
     mode: NotRequired[str]
     """One of none (one whole GPU per request), time-slicing, mig."""
     replicas: NotRequired[int]
-    """Shares per GPU for mode time-slicing, 2 to 48. Default: none."""
+    """Shares per GPU for mode time-slicing. Default: none."""
     profile: NotRequired[str]
     """The MIG profile for mode mig (one per pool, e.g. 1g.10gb; it must exist for the pool's GPU). Default: none."""
 
@@ -73,7 +73,7 @@ class Warm(TypedDict):
     """Spare replica-shaped capacity a gpu-inference pool keeps ready."""
 
     replicas: int
-    """Spare replicas kept ready, 1 or more and at most what the pool holds at maxNodes."""
+    """Spare replicas kept ready, at most what the pool holds at maxNodes."""
     gpus_per_replica: NotRequired[int]
     """Units of the pool's GPU resource per replica (exactly 1 on a time-sliced or MIG pool)."""
     cpu_millicores: NotRequired[int]
@@ -88,11 +88,11 @@ class EksRepairOptions(TypedDict):
     max_unhealthy_node_threshold_count: NotRequired[int]
     """Repairs stop above this many unhealthy nodes. Default: EKS's."""
     max_unhealthy_node_threshold_percentage: NotRequired[int]
-    """Repairs stop above this percentage of unhealthy nodes, 1 to 100. Default: EKS's."""
+    """Repairs stop above this percentage of unhealthy nodes. Default: EKS's."""
     max_parallel_nodes_repaired_count: NotRequired[int]
     """At most this many nodes repaired at once. Default: EKS's."""
     max_parallel_nodes_repaired_percentage: NotRequired[int]
-    """At most this percentage of unhealthy nodes repaired at once, 1 to 100. Default: EKS's."""
+    """At most this percentage of unhealthy nodes repaired at once. Default: EKS's."""
 
 
 class Repair(TypedDict):
@@ -113,17 +113,17 @@ class Pool(TypedDict):
     pool_class: str
     """The workload class, one of resident, batch, gpu-inference, gpu-training."""
     instance_types: list[str]
-    """1 to 20 instance (EKS) or machine (GKE) types of the same shape."""
+    """Instance (EKS) or machine (GKE) types of the same shape."""
     capacity: NotRequired[str]
     """One of on-demand, spot."""
     min_nodes: NotRequired[int]
-    """Fewest nodes, 0 to 1000."""
+    """Fewest nodes."""
     max_nodes: NotRequired[int]
-    """Most nodes, 1 to 1000."""
+    """Most nodes."""
     gpu: NotRequired[Gpu]
     """The nodes' GPU. Default: derived from the instance types."""
     disk_size_gib: NotRequired[int]
-    """Root disk size in GiB, 20 to 16384."""
+    """Root disk size in GiB."""
     zones: NotRequired[list[str]]
     """Zones for the nodes. Default: the cluster's."""
     subnet_ids: NotRequired[list[str]]
