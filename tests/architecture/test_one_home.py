@@ -66,7 +66,7 @@ def stack_config(stack: str = "aws-dev") -> dict[str, Any]:
 
 def run_stack(stack: str = "aws-dev"):
     run, error = run_program_capture(lambda: runpy.run_path(str(REPO / "stacks" / "__main__.py"), run_name="__main__"),
-                                     stack=stack, config=stack_config(stack), preview=False)
+                                     stack=stack, config=stack_config(stack), preview=True)
     assert error is None, error
     return run
 
@@ -326,7 +326,7 @@ def pool_names_in_outputs() -> dict[str, set[str]]:
     from nodepools.plan.pools import registered_pools
     run = run_stack()
     components = [run.component_outputs[r.urn] for r in run.of_type(vocabulary.COMPONENT_NODE_POOL)]
-    built = construct("EksPlatform", EKS_WIRE, preview=False)
+    built = construct("EksPlatform", EKS_WIRE)
     assert built.error is None, built.error
     return {
         "NodePool component": {c["poolName"] for c in components},
