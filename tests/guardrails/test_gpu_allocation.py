@@ -4,7 +4,7 @@ guard lifted); GKE always keeps its own device plugin. A named allocation always
 import pytest
 
 from nodepools.guardrails.gpu_allocation import DRA_SINCE, default_allocation, resolved_allocation
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE
 from nodepools.vocabulary import Cloud, GpuAllocation
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from nodepools.guardrails import upstream
 from nodepools.guardrails.dra_driver import uses_dra
 from nodepools.guardrails.gpu_allocation import DRA_REFUSED, DRA_SINCE, GpuAllocation
-from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.guardrails.spec_fields import GuardrailsFields
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
@@ -31,7 +31,7 @@ from nodepools.vocabulary import Cloud
 Root = tuple[str | int, ...]
 
 
-def gpu_allocation_problems(cloud: Cloud, cluster: ClusterPools, spec: GuardrailsSpec, problems: Problems,
+def gpu_allocation_problems(cloud: Cloud, cluster: ClusterPools, spec: GuardrailsFields, problems: Problems,
                             root: Root = (), spec_root: Root = ("spec",)) -> None:
     """Every problem of the platform's GPU allocation (locations: pools under ``root``, the
     guardrails' fields under ``spec_root``)."""
@@ -73,7 +73,7 @@ def gpu_allocation_problems(cloud: Cloud, cluster: ClusterPools, spec: Guardrail
                          "karpenter")
 
 
-def _device_plugin_problems(spec: GuardrailsSpec, problems: Problems, spec_root: Root) -> None:
+def _device_plugin_problems(spec: GuardrailsFields, problems: Problems, spec_root: Root) -> None:
     """A device plugin the cluster runs already would serve the same GPUs as the DRA driver."""
     addons, dra = spec.addons, GpuAllocation.DRA.value
     why = (f"with gpu_allocation {dra!r} NVIDIA's DRA driver serves the GPU pools, and a device plugin beside it "

@@ -40,7 +40,7 @@ from nodepools.guardrails import derive, upstream
 from nodepools.guardrails.addon_placement import tolerations_for
 from nodepools.guardrails.addons import Chart, HelmRelease
 from nodepools.guardrails.gpu_allocation import GpuAllocation, resolved_allocation
-from nodepools.guardrails.spec import ADDON_NAMESPACE, GuardrailsSpec
+from nodepools.guardrails.spec_fields import ADDON_NAMESPACE, GuardrailsFields
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.kube_versions import DRA_EXTENDED_RESOURCE, minor
 from nodepools.spec.pool import PoolSpec
@@ -55,12 +55,12 @@ _MIG_SELECTOR = "device.driver == '{driver}' && device.attributes['{driver}'].ty
                 "device.attributes['{driver}'].profile == '{profile}'"
 
 
-def uses_dra(spec: GuardrailsSpec, cloud: Cloud) -> bool:
+def uses_dra(spec: GuardrailsFields, cloud: Cloud) -> bool:
     """The platform's GPU pools take their GPUs from NVIDIA's DRA driver."""
     return resolved_allocation(spec.gpu_allocation, cloud, spec.kubernetes_version) is GpuAllocation.DRA
 
 
-def chart_facts(spec: GuardrailsSpec) -> dict[str, Any]:
+def chart_facts(spec: GuardrailsFields) -> dict[str, Any]:
     """The vendored facts of the chart release ``charts.nvidia_dra_driver`` (the checks refuse any other)."""
     return upstream.dra_driver_charts()[spec.charts.nvidia_dra_driver]
 
@@ -82,7 +82,7 @@ def dra_driver_values(cluster: ClusterPools) -> dict[str, Any]:
     }
 
 
-def dra_driver_release(cluster: ClusterPools, spec: GuardrailsSpec) -> HelmRelease | None:
+def dra_driver_release(cluster: ClusterPools, spec: GuardrailsFields) -> HelmRelease | None:
     """The release, or None without a GPU pool."""
     if not any(p.has_gpu for p in cluster.pools):
         return None
@@ -96,14 +96,14 @@ def serves_extended_resource(kubernetes_version: str) -> bool:
     return minor(kubernetes_version) >= minor(DRA_EXTENDED_RESOURCE.since)
 
 
-def _device_class(name: str, expression: str, extended: str | None, spec: GuardrailsSpec) -> dict[str, Any]:
+def _device_class(name: str, expression: str, extended: str | None, spec: GuardrailsFields) -> dict[str, Any]:
     body: dict[str, Any] = {"selectors": [{"cel": {"expression": expression}}]}
     if extended is not None and serves_extended_resource(spec.kubernetes_version):
         body["extendedResourceName"] = extended
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": {"name": name}, "spec": body}
 
 
-def published_classes(spec: GuardrailsSpec) -> list[dict[str, Any]]:
+def published_classes(spec: GuardrailsFields) -> list[dict[str, Any]]:
     """The DeviceClasses the release publishes with nodepools' values, as the cluster keeps them
     (an ``extendedResourceName`` only on a minor that serves it: the API server drops a field
     whose feature gate is off)."""
@@ -122,7 +122,7 @@ def _mig_profiles(pools: Sequence[PoolSpec]) -> list[str]:
                    if p.has_gpu and p.gpu_sharing.mode is GpuSharingMode.MIG})
 
 
-def profile_classes(cluster: ClusterPools, spec: GuardrailsSpec) -> list[dict[str, Any]]:
+def profile_classes(cluster: ClusterPools, spec: GuardrailsFields) -> list[dict[str, Any]]:
     """nodepools' DeviceClass per MIG profile of the cluster's MIG pools."""
     return [_device_class(v.dra_mig_profile_class(profile),
                           _MIG_SELECTOR.format(driver=v.NVIDIA_DRA_DRIVER, profile=profile),
@@ -153,7 +153,7 @@ def dra_quota_hard(pools: Sequence[PoolSpec], pool_class: PoolClass, zero: bool 
     return {v.dra_quota_key(name): str(own.get(name, 0)) for name in names}
 
 
-def kueue_device_class_mappings(spec: GuardrailsSpec, cluster: ClusterPools) -> list[dict[str, Any]]:
+def kueue_device_class_mappings(spec: GuardrailsFields, cluster: ClusterPools) -> list[dict[str, Any]]:
     """Kueue's ``resources.deviceClassMappings``: claims of the GPU class count as nvidia.com/gpu.
     Queued pools take whole GPUs (MIG is for gpu-inference pools only), so one mapping does."""
     if not uses_dra(spec, cluster.cloud):

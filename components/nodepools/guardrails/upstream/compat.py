@@ -24,7 +24,7 @@ def table() -> str:
     """Kubernetes minors x the add-on versions nodepools installs for them."""
     from nodepools.guardrails.gpu_allocation import DRA_SINCE, default_allocation
     from nodepools.guardrails.spec import ChartVersions
-    from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+    from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
     from nodepools.spec.kube_versions import minor as minor_of
     from nodepools.vocabulary import Cloud
     charts = ChartVersions()
