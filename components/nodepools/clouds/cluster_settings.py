@@ -6,7 +6,8 @@ Pure pydantic (no provider SDK): ``nodepools.backends.aws.cluster`` and
 directly. Everything a cluster needs comes from config, never from a
 provider data source, so a stack previews without credentials.
 
-Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.35``; EKS public
+Defaults: ``mode`` ``create``; ``kubernetes_version`` the newest minor both clouds serve
+(``nodepools.spec.kube_versions.DEFAULT_KUBERNETES_VERSION``); EKS public
 endpoint off; GKE private nodes and private endpoint on, release channel
 ``REGULAR``; ``deletion_protection`` on; ``system_nodes`` none (attach mode only:
 the nodes the cluster already runs its add-ons on, so the stack may declare no
@@ -25,8 +26,8 @@ from nodepools.clouds.eks_target import EKS_NAME_RULE, EksTarget
 from nodepools.clouds.endpoints import ca_data_problem, endpoint_problems
 from nodepools.clouds.gcp import GKE_NAME, GKE_NAME_RULE, PROJECT_ID, kms_key_problem, region_of
 from nodepools.clouds.regions import aws_partition, aws_region_error, gcp_location_error, zone_problems
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
+from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION, supported_minor_problem
 from nodepools.spec.model import DEFERRED, Flag, StrictModel
 from nodepools.spec.system_nodes import SystemNodes
 
@@ -38,7 +39,6 @@ _CIDR = re.compile(r"\d{1,3}(\.\d{1,3}){3}/\d{1,2}\Z")
 GKE_MASTER_PREFIX = 28
 
 Mode = Literal["create", "attach"]
-DEFAULT_KUBERNETES_VERSION = "1.35"
 # A cluster target's argument (the Python API's, the multi-language components') -> its stack config key.
 TARGET_FIELDS_IN_CONFIG = {"cluster_name": "name", "default_zones": "zones"}
 
@@ -70,9 +70,7 @@ class _Cluster(StrictModel):
                 problems.add("endpoint", why, None if "@" in self.endpoint else self.endpoint)
         if self.certificate_authority_data is not None and (why := ca_data_problem(self.certificate_authority_data)):
             problems.add("certificate_authority_data", why, None)
-        if self.kubernetes_version not in SUPPORTED_KUBERNETES_VERSIONS:
-            problems.add("kubernetes_version", f"kubernetes_version {self.kubernetes_version!r} is not supported "
-                         f"(allowed: {', '.join(SUPPORTED_KUBERNETES_VERSIONS)})", self.kubernetes_version)
+        supported_minor_problem(self.kubernetes_version, problems)
         if self.mode == "create":
             for field in ("endpoint", "certificate_authority_data", "kubeconfig_context"):
                 if getattr(self, field) is not None:

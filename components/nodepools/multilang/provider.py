@@ -23,6 +23,7 @@ from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
 from nodepools.multilang.convert import python_names
+from nodepools.multilang.defaults import with_defaults
 from nodepools.multilang.deferred import deferred_inputs, output_fields
 from nodepools.multilang.eks import EksPlatform, EksPlatformArgs
 from nodepools.multilang.gke import GkePlatform, GkePlatformArgs
@@ -45,7 +46,7 @@ def package_version() -> str:
 class NodepoolsProvider(ComponentProvider):
     def __init__(self, version: Optional[str] = None) -> None:
         super().__init__(list(COMPONENTS), PACKAGE, version=version or package_version())
-        self.schema = json.dumps(_unwrapped(json.loads(self.schema)))
+        self.schema = json.dumps(with_defaults(_unwrapped(json.loads(self.schema))))
 
     def map_inputs(self, inputs: Inputs, component_def: ComponentDefinition) -> Inputs:
         """Schema names -> Python names, values as sent (``nodepools.multilang.convert``)."""

@@ -36,7 +36,8 @@ from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
 from nodepools.placement.affinity import affinity_matches, selector_matches
-from nodepools.placement.capacity import NOT_IN_TABLE, fits_claim, fits_pool
+from nodepools.placement.capacity import NOT_IN_TABLE, fits_pool
+from nodepools.placement.claims import fits_claim
 from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
@@ -96,7 +97,7 @@ def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
     return True, ""
 
 
-_NO_CLAIM = GpuClaim(0.0, False, False)
+_NO_CLAIM = GpuClaim()
 
 
 def _size_check(spec: dict, pool: PoolView, claim: GpuClaim) -> tuple[Tri, str]:

@@ -7,6 +7,7 @@ elsewhere. Levels are defaults; the pack config overrides them per policy.
 from __future__ import annotations
 
 from nodepools.policies import rules_karpenter as karp
+from nodepools.policies import rules_gpu_allocation as allocation
 from nodepools.policies import rules_gpu_memory as gpumem
 from nodepools.policies import rules_inference as inference
 from nodepools.policies import rules_namespaces as ns
@@ -19,9 +20,14 @@ from nodepools.policies import rules_topology as topo
 from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
 from nodepools.policies.base import EnforcementLevel, PolicySpec, Severity
+from nodepools.policies.settings import Settings
+from nodepools.spec.kube_versions import DRA_V1, NATIVE_SIDECARS
 
 M, A = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
 LOW, MEDIUM, HIGH, CRITICAL = Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL
+# The defaults a description names are the pack config's own (one home: ``Settings``).
+_DEFAULTS = Settings()
+_WINDOW = _DEFAULTS.off_peak_window
 
 
 def _p(name, description, severity, level, scope, check, config=(), topic=""):
@@ -48,6 +54,12 @@ POLICIES: tuple[PolicySpec, ...] = (
        "selects GPU nodes only; GKE GPU pools set gpuDriverVersion DEFAULT or LATEST. Fix: install the "
        "nvidia-device-plugin chart with those tolerations and node selection / set the driver version.",
        HIGH, A, "stack", plat.check_gpu_device_plugin, ("nodeLabelSources",), topic="gpu-plumbing"),
+    # docs/design.md section 11.4: one allocator per GPU pool.
+    _p("gpu-allocation-single", "A GPU pool's GPUs are handed out by one allocator: never both a device plugin and a "
+       "DRA driver (either chart, a DaemonSet running either image, the GPU Operator's ClusterPolicy or GPUCluster), "
+       "and on EKS Auto Mode pools only Auto Mode's own. Fix: keep one per pool (nodepools: gpu_allocation "
+       "device-plugin | dra).", CRITICAL, M, "stack", allocation.check_gpu_allocation_single, ("nodeLabelSources",),
+       topic="gpu-plumbing"),
     _p("namespace-quota", "Every namespace in the stack has a ResourceQuota, and a batch namespace's quota claims at "
        "most batchQuotaShare of the resident and batch pools' cpu/memory. Fix: add (or lower) the ResourceQuota.",
        HIGH, M, "stack", ns.check_namespace_quota, ("batchQuotaShare",), topic="namespaces"),
@@ -98,9 +110,10 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
        "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
        ("nodeLabelSources",), topic="placement"),
-    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32), a minor in their cloud's "
-       "standard support today (past it EKS bills extended support, GKE upgrades), and the version each "
-       "feature the stack uses needs (DRA 1.34, native sidecars 1.29, ...). Fix: upgrade the cluster's version.",
+    _p("cluster-version", f"EKS/GKE clusters run at least minClusterVersion (default {_DEFAULTS.min_cluster_version}), "
+       "a minor in their cloud's standard support today (past it EKS bills extended support, GKE upgrades), and "
+       f"the version each feature the stack uses needs (DRA {DRA_V1.since}, native sidecars {NATIVE_SIDECARS.since}, "
+       "...). Fix: upgrade the cluster's version.",
        MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
        topic="pools"),
     _p("throttling-monitoring", "A stack with batch and resident pools alerts on container CPU throttling and node "
@@ -108,7 +121,8 @@ POLICIES: tuple[PolicySpec, ...] = (
        "Fix: add one on both.", LOW, A, "stack",
        plat.check_throttling_monitoring, topic="gpu-plumbing"),
     _p("shared-pool-off-peak", "A batch workload reaches the resident pool only as a CronJob whose every firing, in "
-       "its timeZone, lies within the off-peak window (default 00:00-06:00 UTC). Fix: select the batch pool or "
+       f"its timeZone, lies within the off-peak window (default {_WINDOW.start}-{_WINDOW.end} {_WINDOW.time_zone}). "
+       "Fix: select the batch pool or "
        "reschedule.", MEDIUM, A, "stack", offpeak.check_shared_pool_off_peak, ("offPeakWindow", "nodeLabelSources"),
        topic="placement"),
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "

@@ -9,7 +9,8 @@ from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
 from nodepools.inventory.tri import and3, or3
 from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
-from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
+from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, needs_plugin
+from nodepools.policies.gpu_servers import gpu_servers
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import PoolRef, StackView
 
@@ -97,9 +98,9 @@ def check_autoscaler_hints(stack: StackView, settings: Settings) -> Iterator[Fin
 
 @one_per_resource
 def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """EKS GPU pools are reached by a NVIDIA device plugin that stays off non-GPU pools;
-    GKE GPU pools install GKE's driver."""
-    plugins = device_plugins(stack)
+    """EKS GPU pools are reached by a NVIDIA device plugin (or DRA driver: ``gpu_servers``) that
+    stays off non-GPU pools; GKE GPU pools install GKE's driver."""
+    plugins = gpu_servers(stack)
     one_cluster = stack.placement_stack.one_cluster
     for ref in stack.pools:
         if ref.res.type == v.TYPE_GKE_NODE_POOL:
@@ -111,8 +112,9 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
         if not plugins:
             finding = Finding(ref.res.urn, _subject(ref), "NVIDIA device plugin",
                               "no NVIDIA device plugin in the stack, so the pool's GPUs are never advertised and "
-                              "GPU pods stay Pending", "install the nvidia-device-plugin chart (0.20.0) with "
-                              "tolerations for the pool's taints and node selection on nvidia.com/gpu.present=true")
+                              "GPU pods stay Pending", "install the nvidia-device-plugin chart (nodepools' guardrails "
+                              "pin its version) with tolerations for the pool's taints and node selection on "
+                              "nvidia.com/gpu.present=true")
             yield finding if need is True else unknown(ref.res.urn, _subject(ref), "amiType")
             continue
         answers = [p.lands_on(ref.view, stack.label_sources) for p in plugins]

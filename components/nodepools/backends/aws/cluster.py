@@ -24,6 +24,7 @@ from nodepools.backends.aws.kubeconfig import kubeconfig
 from nodepools.clouds.cluster_settings import EksClusterConfig
 from nodepools.clouds.regions import aws_partition as partition_of
 from nodepools.backends.connection import ClusterConnection, PlannedTarget, kubernetes_provider
+from nodepools.vocabulary import KUBE_SYSTEM
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 STS_AUDIENCE = "sts.amazonaws.com"
@@ -31,7 +32,7 @@ STS_AUDIENCE = "sts.amazonaws.com"
 ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
 # docs.aws.amazon.com/eks/latest/userguide/cni-iam-role.html: the VPC CNI's service account.
 CNI_POLICY = "AmazonEKS_CNI_Policy"
-CNI_NAMESPACE, CNI_SERVICE_ACCOUNT = "kube-system", "aws-node"
+CNI_NAMESPACE, CNI_SERVICE_ACCOUNT = KUBE_SYSTEM, "aws-node"
 # A replace-forcing field of aws.eks.Cluster that matters only at creation: a cluster created
 # before it was false keeps its value rather than being replaced (docs/design.md section 10).
 BOOTSTRAP_ADMIN_PATH = "accessConfig.bootstrapClusterCreatorAdminPermissions"
