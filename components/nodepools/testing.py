@@ -43,15 +43,16 @@ class NodepoolsMocks(pulumi.runtime.Mocks):
     when not given) + the computed outputs nodepools' components read; during a preview, the
     inputs with everything else unknown (``nodepools.offline.fakes``). Invokes return ``{}``.
 
-    ``stack_outputs`` maps a stack name (``org/project/stack``) to the outputs its
-    ``StackReference`` returns, e.g. a platform's ``pools`` for ``pool_contract``."""
+    ``stack_outputs`` maps a stack name (``org/project/stack``) to the outputs a
+    ``StackReference`` of that stack returns (whatever the reference's own resource name), e.g.
+    a platform's ``pools`` for ``pool_contract``."""
 
     def __init__(self, stack_outputs: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.stack_outputs = {name: dict(outputs) for name, outputs in (stack_outputs or {}).items()}
 
     def outputs(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         if type_ == STACK_REFERENCE:
-            return {**inputs, "outputs": self.stack_outputs.get(name, {}), "secretOutputNames": []}
+            return {**inputs, "outputs": self.stack_outputs.get(inputs.get("name", name), {}), "secretOutputNames": []}
         if pulumi.runtime.is_dry_run():
             return preview_outputs(type_, name, inputs)
         state = {"name": name, **inputs}

@@ -13,8 +13,9 @@ ROOT = Path(nodepools.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("nodepools", "vocabulary", "extras", "safe_yaml"),  # the root package, the one spelling of every name,
                                                           # the extras check, the one YAML reader
-    ("spec", "offline"),                   # the cloud-neutral spec; the mock engine and Analyzer client
-    ("clouds",),                           # each cloud's spelling of the vocabulary
+    ("spec",),                             # the cloud-neutral spec
+    ("clouds", "offline"),                 # each cloud's spelling of the vocabulary; the mock engine (what a
+                                           # cloud computes, read from spec's tables) and Analyzer client
     ("backends", "guardrails", "inventory"),  # spec -> provider inputs; in-cluster objects; raw resources -> views
     ("components", "placement"),           # Pulumi components; where workloads can land
     ("policies",),                         # the CrossGuard pack's rules

@@ -3,7 +3,7 @@ import pytest
 
 from nodepools.offline.analyzer import PackResource
 from nodepools.policies.registry import BY_NAME
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.policies.waivers import today_utc
 from nodepools.spec.kube_versions import END_OF_SUPPORT, FEATURES, oldest_in_standard_support
 from nodepools.vocabulary import Cloud
