@@ -113,6 +113,8 @@ CASES = {
                                      "Input should be a valid list", ("subnet_ids",)),
     "attach_cni_policy as a string": Case("aws", cluster(attach_cni_policy="false"), "Input should be a valid boolean",
                                           ("attach_cni_policy",), stack=False),
+    "a pool's flag as a string": Case("aws", pool(0, dedicated="false"), "Input should be a valid boolean",
+                                      ("pools", 0, "dedicated")),
     "guardrails as a string": Case("aws", platform(guardrails="on"),
                                    "Input should be a valid dictionary or instance of GuardrailsSpec", ("guardrails",)),
     "unknown region": Case("aws", cluster(region="zz-fake-9"),

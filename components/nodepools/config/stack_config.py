@@ -26,7 +26,7 @@ from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, 
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems, dotted, message_of
-from nodepools.spec.model import StrictModel
+from nodepools.spec.model import Flag, StrictModel
 from nodepools.spec.pool import PoolSpec
 from nodepools.spec.secrets import redact
 from nodepools.vocabulary import Cloud
@@ -63,7 +63,7 @@ class StackConfig(StrictModel):
     pools: list[PoolSpec] = Field(min_length=1, max_length=50)
     guardrails: GuardrailsSpec = Field(default_factory=GuardrailsSpec)
     # An example stack: its ids are placeholders (tools/deployable_stacks.py leaves it out of deploys).
-    example: bool = False
+    example: Flag = False
     # The keys (``cluster``, ``pools``, ...) the stack's config marks secret, and their strings.
     _secret_keys: frozenset[str] = PrivateAttr(default=frozenset())
     _secrets: frozenset[str] = PrivateAttr(default=frozenset())

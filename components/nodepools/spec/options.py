@@ -13,7 +13,7 @@ from enum import Enum
 from pydantic import Field
 
 from nodepools import vocabulary as v
-from nodepools.spec.model import StrictModel, WholeNumber
+from nodepools.spec.model import Flag, StrictModel, WholeNumber
 
 # GKE's limit on maxSharedClientsPerGpu (GPUSharingConfig, container/v1 API); the
 # same bound on EKS keeps one spec valid on both clouds.
@@ -60,7 +60,7 @@ class KarpenterOptions(StrictModel):
     - ``expire_after_hours`` (1-8760): node lifetime (``expireAfter``).
     """
 
-    on_demand_fallback: bool = False
+    on_demand_fallback: Flag = False
     expire_after_hours: WholeNumber = Field(DEFAULT_EXPIRE_AFTER_HOURS, ge=1, le=8760)
 
 

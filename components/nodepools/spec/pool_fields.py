@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from nodepools import vocabulary as v
-from nodepools.spec.model import RealNumber, StrictModel, WholeNumber
+from nodepools.spec.model import Flag, RealNumber, StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.options import GpuSharing, KarpenterOptions, NodeRepair, WarmCapacity
 from nodepools.spec.presets import NetworkTopology, PlacementStrategy, class_defaults, preset, preset_default
@@ -70,7 +70,7 @@ class PoolFields(StrictModel):
     subnet_ids: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
     taints: list[Taint] = Field(default_factory=list)
-    dedicated: bool = False
+    dedicated: Flag = False
     placement: PlacementStrategy = Field(PlacementStrategy.AUTO, description=(
         "auto (default: compact for a gpu-training pool of more than one node where the instance type allows it, "
         "set when the pool is created), spread or compact; nodepools.spec.presets.PlacementStrategy."))
