@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import nodepools
+from nodepools.vocabulary import PoolClass
 
 ROOT = Path(nodepools.__file__).parent
 SOURCES = {p.relative_to(ROOT).as_posix(): ast.parse(p.read_text()) for p in ROOT.rglob("*.py")}
@@ -80,3 +82,18 @@ def test_the_pack_config_is_one_model():
         isinstance(k, ast.Constant) and k.value == "default" and isinstance(val, (ast.Constant, ast.List, ast.Dict))
         for k, val in zip(node.keys, node.values))]
     assert literal_defaults == []
+
+
+def test_one_reader_of_a_workloads_namespace_and_class(today, monkeypatch):
+    """Asked about the same stack, the plan's placement and the pack's stack view give every workload the
+    same namespace and class (over every corpus of the suite: test_one_stack_model.py); here the stacks
+    whose namespace a Namespace's output names, which two readers once answered differently."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "policy"))
+    from policy_builders import namespaced_by_dependency
+    from stack_sides import PackProbe, plan_side
+
+    probe = PackProbe(today)
+    for named in (False, True):
+        items = list(namespaced_by_dependency(named).items)
+        plan, pack = plan_side(items, today), probe.side(items, monkeypatch)
+        assert plan == pack and plan[namespaced_by_dependency(named).urn("shop")][1] is PoolClass.RESIDENT

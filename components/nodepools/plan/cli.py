@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +101,10 @@ def parser() -> argparse.ArgumentParser:
                       help="the CrossGuard pack to run (default: the project's policy/, else nodepools' own)")
     plan.add_argument("--policy-pack-config", type=Path, default=None, metavar="FILE",
                       help="JSON policy config, as for `pulumi preview --policy-pack-config`")
+    plan.add_argument("--today", type=_date, default=None, metavar="YYYY-MM-DD",
+                      help="the date the pack and the plan judge by: waiver expiry, the clouds' standard support, "
+                           "cron schedules (default: today's UTC date); sent to every policy as its `today` config "
+                           "unless --policy-pack-config gives the policy its own")
     plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
     plan.add_argument("--json", action="store_true", help="print the JSON report instead of text")
     plan.add_argument("--json-file", type=Path, default=None, metavar="FILE",
@@ -108,6 +114,21 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("--no-color", action="store_true",
                       help="no colour (also: NO_COLOR set; never on a pipe, in JSON or in files)")
     return root
+
+
+def _date(text: str) -> date:
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
+
+
+def run_date() -> date:
+    """The run's UTC date: ``--today``'s default. The CLI's one clock (the date is an input
+    everywhere else; tests/architecture/test_no_clock.py holds it here)."""
+    return datetime.now(timezone.utc).date()
 
 
 def _absolute(path: Path | None) -> Path | None:
@@ -175,7 +196,7 @@ def _empty(project: Project | None, stack: str, errors: list[dict[str, Any]]) ->
             "error": {"kind": errors[0]["kind"], "lines": [e["message"] for e in errors]}, "errors": errors,
             "resources": [], "counts": {}, "pools": [], "layout": None, "cluster": None, "alerts": None,
             "addons": [], "notes": [], "policy": None, "placement": None, "outputs": {},
-            "workload_projects": [], "project_dir": str(project.root) if project else None}
+            "workload_projects": [], "project_dir": str(project.root) if project else None, "today": None}
 
 
 def _plan(args: argparse.Namespace) -> dict[str, Any]:
@@ -183,6 +204,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
     # which a core install (a pack's venv) lacks; `pack new` and `--version` work without them.
     from nodepools.plan import headroom, verdicts
     from nodepools.plan.findings import locate
+    from nodepools.plan.model import plan_view
     from nodepools.plan.report import build_report
     from nodepools.plan.run import run_stack, with_workloads
     from nodepools.plan.training import training_report
@@ -204,13 +226,16 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
                           for line, loc in zip(failed.error.lines, failed.error.locations)]
         plan["error"] = {"kind": "program", "lines": [e["message"] for e in plan["errors"]]}
     judged = with_workloads(stack_run, apps)
-    if plan["error"] is None:
-        plan["training"] = training_report(judged)
-    if plan["error"] is None and not args.no_policy:
+    today = args.today or run_date()
+    plan["today"] = today.isoformat()
+    view = plan_view(judged.run, today) if plan["error"] is None else None
+    if view is not None:
+        plan["training"] = training_report(judged, view)
+    if view is not None and not args.no_policy:
         config = None
         try:
             config = _policy_config(args.policy_pack_config)
-            plan["policy"] = verdicts.policy_report(judged, args.policy_pack, config)
+            plan["policy"] = verdicts.policy_report(judged, today, args.policy_pack, config)
         except (OSError, ValueError, verdicts.PackError) as err:
             message = f"the policy pack could not run: {err}"
             plan["error"] = {"kind": "policy", "lines": [message]}
@@ -219,8 +244,8 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
             registrations = judged.run.by_urn()
             locate([*plan["policy"]["violations"], *plan["policy"]["undecided"]], registrations, project,
                    args.stack, {a.project.name: a.project for a in apps if a.project.name != project.name})
-        plan["placement"] = verdicts.placement_matrix(judged)
-        plan["headroom"] = headroom.headroom_report(judged, config)
+        plan["placement"] = verdicts.placement_matrix(view)
+        plan["headroom"] = headroom.headroom_report(view, config)
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
             args.report.write_text(f"# Offline plan of {project.name}/{args.stack}\n\n{plan['placement']['markdown']}")

@@ -33,8 +33,10 @@ from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, untolerated
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.pools import PoolView
-from nodepools.policies.base import Res, subject_of
-from nodepools.policies.stack_view import PoolRef, StackView
+from nodepools.policies.base import subject_of
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import PoolRef
+from nodepools.policies.stack_view import StackView
 
 CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"
@@ -62,7 +64,7 @@ OPERATOR_TOLERATIONS = [{"key": v.GPU_RESOURCE, "operator": "Exists", "effect": 
 
 @dataclass(frozen=True)
 class DevicePlugin:
-    res: Res
+    res: Resource
     subject: str
     namespace: Any
     spec: Any  # {"tolerations", "nodeSelector", "affinity"} or UNKNOWN (values unknown / not modelled)
@@ -98,13 +100,13 @@ class DevicePlugin:
         return answer, why if answer is not True else ""
 
 
-def chart_name(res: Res) -> Any:
+def chart_name(res: Resource) -> Any:
     """The chart a Helm release installs (its last path segment: an OCI reference names it too), or UNKNOWN."""
     chart = res.props.get("chart")
     return chart if is_unknown(chart) else str(chart or "").rstrip("/").rsplit("/", 1)[-1]
 
 
-def _from_release(res: Res) -> DevicePlugin | None:
+def _from_release(res: Resource) -> DevicePlugin | None:
     chart = chart_name(res)
     if is_unknown(chart):
         namespace = res.props.get("namespace") or "default"
@@ -130,7 +132,7 @@ def _from_release(res: Res) -> DevicePlugin | None:
                         "values.tolerations/nodeSelector/affinity")
 
 
-def _operator(res: Res, namespace: Any, enabled: Any, field: str, daemonsets: Any) -> DevicePlugin | None:
+def _operator(res: Resource, namespace: Any, enabled: Any, field: str, daemonsets: Any) -> DevicePlugin | None:
     """The GPU Operator, unless its device plugin is disabled; ``daemonsets`` its operands'
     settings, read like a pod spec (``tolerations`` unset: the chart's default)."""
     if enabled is False:
@@ -142,7 +144,7 @@ def _operator(res: Res, namespace: Any, enabled: Any, field: str, daemonsets: An
                         certain=not is_unknown(enabled), operator=True)
 
 
-def _from_cluster_policy(res: Res) -> DevicePlugin | None:
+def _from_cluster_policy(res: Resource) -> DevicePlugin | None:
     return _operator(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.daemonsets.tolerations",
                      dig(res.props, "spec", "daemonsets"))
 
@@ -160,7 +162,7 @@ def _runs_plugin(container: dict) -> Tri:
     return not words or str(words[0]).rsplit("/", 1)[-1] == PLUGIN_COMMAND
 
 
-def _from_daemonset(res: Res) -> DevicePlugin | None:
+def _from_daemonset(res: Resource) -> DevicePlugin | None:
     workload = read_workload(res.type, res.props, res.urn, res.name)
     if workload is None or workload.kind != "DaemonSet" or not workload.templates:
         return None
