@@ -2,11 +2,10 @@
 import pytest
 
 from nodepools.spec import PRESETS, PoolSpec
+from nodepools.spec.presets import PRESET_FIELDS as PRESET_FILLED
 from nodepools.vocabulary import PoolClass
 
 SCHEMA = PoolSpec.model_json_schema()
-PRESET_FILLED = {"capacity": "default_capacity", "min_nodes": "default_min_nodes", "max_nodes": "default_max_nodes",
-                 "disk_size_gib": "default_disk_size_gib"}
 
 
 def test_only_name_class_and_instance_types_are_required():

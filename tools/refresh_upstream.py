@@ -1,7 +1,7 @@
 """Rewrite nodepools' vendored upstream facts from fetched upstream git repositories.
 
 Bumping a pin is one command plus a diff: change the pin (``ChartVersions``
-defaults, ``SUPPORTED_KUBERNETES_VERSIONS``, ``upstream.GMP_RELEASE``), fetch
+defaults, ``nodepools.spec.kube_versions.MINORS``, ``upstream.GMP_RELEASE``), fetch
 the repositories (any clone or bare mirror with tags), then
 
     make refresh-upstream AUTOSCALER_GIT=... KUEUE_GIT=... NVIDIA_GIT=... GMP_GIT=...
@@ -86,7 +86,7 @@ def _source(repo: str, path: str, ref: str, commit: str) -> dict[str, str]:
 def _pins() -> dict[str, Any]:
     from nodepools.guardrails import upstream
     from nodepools.guardrails.spec import ChartVersions
-    from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+    from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
     charts = ChartVersions()
     return {"minors": list(SUPPORTED_KUBERNETES_VERSIONS), "autoscaler_chart": charts.cluster_autoscaler,
             "kueue": charts.kueue, "nvidia": charts.nvidia_device_plugin, "gmp": upstream.GMP_RELEASE,

@@ -41,15 +41,16 @@ class NodepoolsMocks(pulumi.runtime.Mocks):
     """Outputs = inputs + an auto-name (``name``, the resource's own name, when not
     given) + the computed outputs nodepools' components read; invokes return ``{}``.
 
-    ``stack_outputs`` maps a stack name (``org/project/stack``) to the outputs its
-    ``StackReference`` returns, e.g. a platform's ``pools`` for ``pool_contract``."""
+    ``stack_outputs`` maps a stack name (``org/project/stack``) to the outputs a
+    ``StackReference`` of that stack returns (whatever the reference's own resource name), e.g.
+    a platform's ``pools`` for ``pool_contract``."""
 
     def __init__(self, stack_outputs: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.stack_outputs = {name: dict(outputs) for name, outputs in (stack_outputs or {}).items()}
 
     def outputs(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         if type_ == STACK_REFERENCE:
-            return {**inputs, "outputs": self.stack_outputs.get(name, {}), "secretOutputNames": []}
+            return {**inputs, "outputs": self.stack_outputs.get(inputs.get("name", name), {}), "secretOutputNames": []}
         state = {"name": name, **inputs}
         outputs = preview_outputs if pulumi.runtime.is_dry_run() else fake_outputs
         state.update(outputs(type_, name, inputs))

@@ -175,7 +175,9 @@ LABEL_NAMESPACE_NAME = "kubernetes.io/metadata.name"
 # IRSA: the service-account annotation naming the IAM role its pods assume.
 ANNOTATION_IRSA_ROLE_ARN = "eks.amazonaws.com/role-arn"
 
-SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
+# Where Kubernetes and the clouds run their own add-ons (and nodepools its cluster-wide ones).
+KUBE_SYSTEM = "kube-system"
+SYSTEM_NAMESPACES = (KUBE_SYSTEM, "kube-public", "kube-node-lease")
 
 # --- cluster-autoscaler ASG tags (docs/kubernetes-facts.md section 1.2) -------------
 CA_TAG_ENABLED = "k8s.io/cluster-autoscaler/enabled"

@@ -19,8 +19,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("components", "placement"),           # Pulumi components; where workloads can land
     ("policies",),                         # the CrossGuard pack's rules
     ("config", "multilang", "offline", "pack"),  # a stack's config -> cluster, platform; the components for
-                                           # other languages; the mock engine and the Analyzer client (it sends
-                                           # the one resource record, inventory.resource); the policy pack
+                                           # other languages; the mock engine (what a cloud computes, read from
+                                           # spec's tables) and the Analyzer client (it sends the one resource
+                                           # record, inventory.resource); the policy pack
     ("plan", "testing"),                   # the offline plan CLI; mocks for users' unit tests
 ]
 LAYER_OF = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -31,17 +31,35 @@ def test_with_a_platform_stack_the_contract_is_read_from_its_pools_output():
     assert run.resources == []
     [reference] = run.reads
     assert (reference.type, reference.name, reference.id, reference.inputs) == (
-        "pulumi:pulumi:StackReference", "acme/nodepools/aws-prod", "acme/nodepools/aws-prod",
+        "pulumi:pulumi:StackReference", "acme/nodepools/aws-prod/inference", "acme/nodepools/aws-prod",
         {"name": "acme/nodepools/aws-prod"})
 
 
-def test_one_stack_reference_per_platform_stack_however_many_pools_are_read():
+def test_each_pool_read_by_stack_name_has_its_own_reference_and_a_passed_reference_is_shared():
+    """No state between calls: a reference per (stack, pool) read by name, or the app's own one."""
     def program():
-        for name in ("inference", "training", "batch"):
+        for name in ("inference", "training"):
             pulumi.export(name, pool_contract({"name": name}, "acme/nodepools/aws-prod"))
-        pulumi.export("gcp", pool_contract({"name": "batch"}, "acme/nodepools/gcp-dev"))
+        gcp = pulumi.StackReference("gcp-platform", stack_name="acme/nodepools/gcp-dev")
+        for name in ("batch", "training"):
+            pulumi.export(f"gcp-{name}", pool_contract({"name": name}, gcp))
 
-    for _ in range(2):  # a second run (another test's mocks) makes its own reference again
+    for _ in range(2):  # a second run (another test's mocks) reads the same, from nothing left behind
         run = run_program(program, preview=True)
-        assert sorted(r.name for r in run.reads if r.type == "pulumi:pulumi:StackReference") == [
-            "acme/nodepools/aws-prod", "acme/nodepools/gcp-dev"]
+        assert sorted((r.name, r.id) for r in run.reads if r.type == "pulumi:pulumi:StackReference") == [
+            ("acme/nodepools/aws-prod/inference", "acme/nodepools/aws-prod"),
+            ("acme/nodepools/aws-prod/training", "acme/nodepools/aws-prod"),
+            ("gcp-platform", "acme/nodepools/gcp-dev")]
+
+
+def test_the_users_mocks_answer_every_reference_by_its_stack_name():
+    """nodepools.testing.NodepoolsMocks keys a platform's outputs by stack name, whatever the reference's
+    resource name (a pool's own ``<stack>/<pool>`` or the app's); the README's unit test runs end to end
+    in tests/distribution/test_user_programs.py."""
+    from nodepools.testing import STACK_REFERENCE, NodepoolsMocks
+    pools = {"training": {"contract": {"nodeSelector": {"nodepools.io/pool": "training"}}}}
+    mocks = NodepoolsMocks(stack_outputs={"acme/nodepools/aws-prod": {"pools": pools}})
+    for resource_name in ("acme/nodepools/aws-prod/training", "platform"):
+        state = mocks.outputs(STACK_REFERENCE, resource_name, {"name": "acme/nodepools/aws-prod"})
+        assert state["outputs"] == {"pools": pools}
+    assert mocks.outputs(STACK_REFERENCE, "other", {"name": "acme/nodepools/gcp-dev"})["outputs"] == {}

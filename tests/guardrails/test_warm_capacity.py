@@ -11,7 +11,8 @@ from nodepools.guardrails.autoscaler import autoscaler_values
 from nodepools.guardrails.karpenter import feature_gates
 from nodepools.guardrails.warm import BUFFER_FLAGS, BUFFER_RBAC_RULES, DRY_RUN_FLAG, Mechanism, Server, warm_choices
 from nodepools.guardrails.warm_objects import warm_plan
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
+from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 

@@ -6,6 +6,7 @@ import typing
 from enum import Enum
 
 import pytest
+from pulumi.provider.experimental.util import camel_case
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import provider_pb2 as proto
 
@@ -13,15 +14,16 @@ from nodepools.backends.aws.tables import PARTITIONS
 from nodepools.backends.gcp.tables import GpuDriverVersion
 from nodepools.guardrails.spec import AlertsSpec, ChartVersions, GuardrailsSpec, KueueMode, LimitRangeSpec
 from nodepools.multilang import guardrails_args, pool_args
+from nodepools.multilang.defaults import ARGS_MODELS, DERIVED, bounds_text, plain
 from nodepools.multilang.provider import NodepoolsProvider
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.instances import GpuModel
 from nodepools.guardrails.addon_modes import AddonMode, AddonsSpec
 from nodepools.spec.karpenter import KarpenterOptions
 from nodepools.spec.outputs import PoolOutputs, camel
 from nodepools.spec.sharing import GpuSharing, GpuSharingMode
 from nodepools.spec.pool import CustomCapacity, GpuSpec, PoolSpec, Taint
-from nodepools.spec.presets import PlacementStrategy
+from nodepools.spec.presets import PRESET_FIELDS, PRESETS, PlacementStrategy
 from nodepools.vocabulary import Architecture, CapacityType, PoolClass, Provisioner, TaintEffect
 
 EKS, GKE = "nodepools:index:EksPlatform", "nodepools:index:GkePlatform"
@@ -120,17 +122,44 @@ def test_outputs_are_typed(schema, token):
     assert types["nodepools:index:Toleration"]["required"] == ["effect", "key", "operator"]
 
 
-@pytest.mark.parametrize("args_type, spec", [
-    (pool_args.Pool, PoolSpec), (pool_args.Taint, Taint), (pool_args.Gpu, GpuSpec),
-    (pool_args.CustomCapacity, CustomCapacity), (guardrails_args.Guardrails, GuardrailsSpec),
-    (guardrails_args.Alerts, AlertsSpec), (guardrails_args.LimitRange, LimitRangeSpec),
-    (guardrails_args.ChartVersions, ChartVersions), (pool_args.KarpenterOptions, KarpenterOptions),
-    (pool_args.GpuSharing, GpuSharing),
-    (guardrails_args.Addons, AddonsSpec), (guardrails_args.AddonMode, AddonMode)])
+@pytest.mark.parametrize("args_type, spec", ARGS_MODELS)
 def test_args_carry_every_spec_field_by_its_python_name(args_type, spec):
     """Arguments convert into the specs by name: a field the spec gains must be added to its args type
     (or the other languages silently cannot set it)."""
     assert list(typing.get_type_hints(args_type)) == list(spec.model_fields)
+
+
+def test_every_args_type_is_paired_with_its_model():
+    """Every argument type the schema has is in ARGS_MODELS, so each one's defaults are the model's."""
+    paired = {args.__name__ for args, _ in ARGS_MODELS}
+    assert {t.__name__ for t in [*vars(pool_args).values(), *vars(guardrails_args).values()]
+            if isinstance(t, type) and typing.is_typeddict(t)} == paired
+
+
+@pytest.mark.parametrize("args_type, spec", ARGS_MODELS)
+def test_each_default_and_bound_is_stated_once_from_the_model(schema, args_type, spec):
+    """A field whose model has a plain default or bounds: the schema states them (read from the model, not
+    written in the argument's docstring); no description states two defaults."""
+    properties = schema["types"][f"nodepools:index:{args_type.__name__}"]["properties"]
+    for field, info in spec.model_fields.items():
+        description = properties[camel_case(field)]["description"]
+        assert description.count("Default:") + description.count("Default from") <= 1, description
+        bounds = bounds_text(spec, field)
+        assert bounds is None or description.count(bounds) == 1, (field, description)
+        value = info.default
+        if isinstance(value, (str, int, float, Enum)) and (spec, field) not in DERIVED:
+            assert description.endswith(f"Default: {plain(value)}."), (field, description)
+
+
+def test_the_class_presets_reach_the_schema(schema):
+    """The preset-filled properties state each class's default from PRESETS, as it is when the schema is built."""
+    pool = schema["types"]["nodepools:index:Pool"]["properties"]
+    assert pool["maxNodes"]["description"] == (
+        "Most nodes. 1 to 1000. Default from the class preset: resident 6, batch 10, gpu-inference 4, gpu-training 4.")
+    for field, attribute in PRESET_FIELDS.items():
+        for pool_class, preset in PRESETS.items():
+            value = getattr(preset, attribute)
+            assert f"{pool_class.value} {getattr(value, 'value', value)}" in pool[camel_case(field)]["description"]
 
 
 def test_the_number_types(schema):

@@ -3,8 +3,8 @@ import pytest
 
 from nodepools.inventory.resource import Resource
 from nodepools.policies.registry import BY_NAME
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
-from nodepools.spec.kube_versions import END_OF_SUPPORT, FEATURES, oldest_in_standard_support
+from nodepools.spec.kube_versions import (END_OF_SUPPORT, FEATURES, SUPPORTED_KUBERNETES_VERSIONS,
+                                          oldest_in_standard_support)
 from nodepools.vocabulary import Cloud
 
 from policy_builders import fired, golden, template_spec

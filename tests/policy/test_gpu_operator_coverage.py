@@ -88,8 +88,8 @@ def test_two_operators_cover_what_either_tolerates(check):
 ])
 def test_an_operator_with_its_device_plugin_disabled_provides_none(check, operator):
     message = ("NVIDIA device plugin: no NVIDIA device plugin in the stack, so the pool's GPUs are never advertised "
-               "and GPU pods stay Pending. Fix: install the nvidia-device-plugin chart (0.20.0) with tolerations for "
-               "the pool's taints and node selection on nvidia.com/gpu.present=true")
+               "and GPU pods stay Pending. Fix: install the nvidia-device-plugin chart (nodepools' guardrails pin its "
+               "version) with tolerations for the pool's taints and node selection on nvidia.com/gpu.present=true")
     assert plugin_findings(check(with_operator(operator))) == [
         ("infer", f"aws:eks/nodeGroup:NodeGroup 'infer': {message}"),
         ("train", f"aws:eks/nodeGroup:NodeGroup 'train': {message}")]

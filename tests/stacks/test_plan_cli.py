@@ -5,10 +5,9 @@ from pathlib import Path
 
 import yaml
 
-from nodepools.clouds.cluster_settings import DEFAULT_KUBERNETES_VERSION
 from nodepools.plan.cli import main
 from nodepools.policies.registry import POLICIES
-from nodepools.spec.kube_versions import oldest_in_standard_support, standard_support_end
+from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION, oldest_in_standard_support, standard_support_end
 from nodepools.vocabulary import Cloud
 
 

@@ -14,7 +14,7 @@ from nodepools.guardrails.provisioning import AUTOSCALER_ARGS
 from nodepools.guardrails.schemas import crd_schema
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, ChartVersions
 from nodepools.guardrails.topology import MIN_KUEUE
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 

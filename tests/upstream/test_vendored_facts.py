@@ -15,7 +15,8 @@ from nodepools.guardrails.autoscaler import EXTRA_ARGS, autoscaler_values
 from nodepools.guardrails.device_plugin import device_plugin_values
 from nodepools.guardrails.kueue import kueue_values
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, ChartVersions
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
+from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 

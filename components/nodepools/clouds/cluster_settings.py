@@ -6,7 +6,8 @@ Pure pydantic (no provider SDK): ``nodepools.backends.aws.cluster`` and
 directly. Everything a cluster needs comes from config, never from a
 provider data source, so a stack previews without credentials.
 
-Defaults: ``mode`` ``create``; ``kubernetes_version`` ``1.35``; EKS public
+Defaults: ``mode`` ``create``; ``kubernetes_version`` the newest minor both clouds serve
+(``nodepools.spec.kube_versions.DEFAULT_KUBERNETES_VERSION``); EKS public
 endpoint off; GKE private nodes and private endpoint on, release channel
 ``REGULAR``; ``deletion_protection`` on; ``system_nodes`` none (attach mode only:
 the nodes the cluster already runs its add-ons on, so the stack may declare no
@@ -23,8 +24,8 @@ from pydantic import Field, model_validator
 from nodepools.clouds.aws import POOL_TAG_KEYS
 from nodepools.clouds.gcp import PROJECT_ID, region_of
 from nodepools.clouds.regions import aws_region_error, aws_tag_problems, gcp_location_error
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems
+from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION, supported_minor_problem
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool_rules import duplicate_problems
 from nodepools.spec.system_nodes import SystemNodes
@@ -43,7 +44,6 @@ _ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:")
 _KMS_KEY = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+")
 
 Mode = Literal["create", "attach"]
-DEFAULT_KUBERNETES_VERSION = "1.35"
 
 
 class _Cluster(StrictModel):
@@ -65,9 +65,7 @@ class _Cluster(StrictModel):
     def _common(self, problems: Problems, name_rule: re.Pattern[str], name_text: str) -> None:
         if not name_rule.match(self.name):
             problems.add("name", f"cluster name {self.name!r} is invalid: {name_text}", self.name)
-        if self.kubernetes_version not in SUPPORTED_KUBERNETES_VERSIONS:
-            problems.add("kubernetes_version", f"kubernetes_version {self.kubernetes_version!r} is not supported "
-                         f"(allowed: {', '.join(SUPPORTED_KUBERNETES_VERSIONS)})", self.kubernetes_version)
+        supported_minor_problem(self.kubernetes_version, problems)
         if self.mode == "create":
             for field in ("endpoint", "certificate_authority_data", "kubeconfig_context"):
                 if getattr(self, field) is not None:

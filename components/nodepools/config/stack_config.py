@@ -17,13 +17,14 @@ from typing import Any, Iterable, Mapping
 import pulumi
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from nodepools.clouds.cluster_settings import DEFAULT_KUBERNETES_VERSION, EksClusterConfig, GkeClusterConfig
+from nodepools.clouds.cluster_settings import EksClusterConfig, GkeClusterConfig
 from nodepools.components.platform import PlatformArgs
 from nodepools.components.validated import ValidatedPlatform, validate_platform
 from nodepools.backends.connection import PlannedTarget
 from nodepools.config.guardrails import GuardrailsSpec, platform_args
 from nodepools.config.layout import Layout, LayoutVerdict, flat_layout_problem, layout_verdict
-from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterPools
+from nodepools.spec.cluster import ClusterPools
+from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from nodepools.spec.errors import Problems, dotted, message_of
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec

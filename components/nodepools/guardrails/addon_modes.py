@@ -6,18 +6,15 @@ cluster runs it already: we install nothing, but build what depends on it, e.g.
 Kueue's queues or Karpenter's NodePools). ``gpu_operator: true`` says the NVIDIA
 GPU Operator runs the device plugin: we install no second one.
 
-Contradictions are refused with their config path (``addon_mode_problems``):
-Karpenter pools with Karpenter disabled, GPU pools with neither a device plugin
-nor the GPU Operator (where the cloud does not ship one), ``kueue: on`` with
-Kueue disabled.
+Contradictions are refused with their config path by the guardrails' rules
+(``nodepools.guardrails.checks``): Karpenter pools with Karpenter disabled, GPU pools
+with neither a device plugin nor the GPU Operator (where the cloud does not ship one),
+``kueue: on`` with Kueue disabled, an add-on both existing and disabled.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from pydantic import model_validator
-
-from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.model import StrictModel
 from nodepools.spec.pool import PoolSpec
@@ -25,19 +22,11 @@ from nodepools.spec.pool import PoolSpec
 
 class AddonMode(StrictModel):
     """``enabled`` (default true): the cluster uses the add-on; ``existing``
-    (default false): it is already installed, so the platform installs nothing."""
+    (default false): it is already installed, so the platform installs nothing. The two
+    contradict each other when existing and not enabled (``nodepools.guardrails.checks``)."""
 
     enabled: bool = True
     existing: bool = False
-
-    @model_validator(mode="after")
-    def _check(self) -> "AddonMode":
-        problems = Problems()
-        if self.existing and not self.enabled:
-            problems.add("existing", "existing: true says the cluster runs the add-on, enabled: false that it does "
-                         "not; set one of them", True)
-        problems.raise_if_any("AddonMode")
-        return self
 
     @property
     def install(self) -> bool:
@@ -62,29 +51,6 @@ class AddonsSpec(StrictModel):
     @property
     def has_device_plugin(self) -> bool:
         return self.device_plugin.enabled or self.gpu_operator
-
-
-def addon_mode_problems(addons: AddonsSpec, pools: Sequence[PoolSpec], problems: Problems,
-                        root: tuple[str | int, ...], needs_device_plugin: bool) -> None:
-    """``needs_device_plugin``: the cloud does not ship one (EKS)."""
-    karpenter = [p.name for p in pools if is_karpenter(p)]
-    if karpenter and not addons.karpenter.enabled:
-        problems.add(root + ("addons", "karpenter", "enabled"), f"pools {karpenter} have provisioner 'karpenter', "
-                     "but Karpenter is disabled; set addons.karpenter.existing: true if the cluster runs it, or "
-                     "provisioner: managed on those pools", False)
-    gpu = [p.name for p in pools if p.has_gpu]
-    if gpu and needs_device_plugin and not addons.has_device_plugin:
-        problems.add(root + ("addons", "device_plugin", "enabled"), f"GPU pools {gpu} need the NVIDIA device plugin "
-                     "(without it no node advertises nvidia.com/gpu), but it is disabled and gpu_operator is false; "
-                     "set addons.device_plugin.existing: true or addons.gpu_operator: true if the cluster runs one",
-                     False)
-
-
-def kueue_mode_problem(addons: AddonsSpec, kueue_on: bool, problems: Problems,
-                       root: tuple[str | int, ...]) -> None:
-    if kueue_on and not addons.kueue.enabled:
-        problems.add(root + ("addons", "kueue", "enabled"), "kueue 'on' asks for Kueue's queues, but "
-                     "addons.kueue.enabled is false; set kueue: off, or addons.kueue.existing: true", False)
 
 
 def autoscaled_managed_pools(pools: Sequence[PoolSpec]) -> list[PoolSpec]:

@@ -11,7 +11,7 @@ with the cluster and CloudWatch alarms are AWS objects that need nothing in it.
 from __future__ import annotations
 
 from nodepools.guardrails.alerts_spec import AlertBackend
-from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.guardrails.spec_fields import GuardrailsFields
 from nodepools.spec.errors import Problems
 from nodepools.vocabulary import Cloud
 
@@ -26,14 +26,14 @@ BACKENDS_ON: dict[Cloud, tuple[AlertBackend, ...]] = {
 }
 
 
-def backend(spec: GuardrailsSpec, cloud: Cloud) -> AlertBackend | None:
+def backend(spec: GuardrailsFields, cloud: Cloud) -> AlertBackend | None:
     """The backend the alerts go to; None when alerts are off."""
     if not spec.alerts.enabled:
         return None
     return spec.alerts.backend or MANAGED_BACKEND[cloud]
 
 
-def alert_problems(spec: GuardrailsSpec, cloud: Cloud, problems: Problems,
+def alert_problems(spec: GuardrailsFields, cloud: Cloud, problems: Problems,
                    root: tuple[str | int, ...] = ("spec",)) -> None:
     """A backend that does not exist on the cluster's cloud, or options of another backend."""
     alerts = spec.alerts
@@ -49,7 +49,7 @@ def alert_problems(spec: GuardrailsSpec, cloud: Cloud, problems: Problems,
                      f"this cluster's alerts go to {chosen.value}", alerts.alarm_actions)
 
 
-def where(spec: GuardrailsSpec, cloud: Cloud, namespace: str | None = None) -> str:
+def where(spec: GuardrailsFields, cloud: Cloud, namespace: str | None = None) -> str:
     """Where the alerts will be evaluated, and what that needs, in one sentence."""
     chosen = backend(spec, cloud)
     if chosen is None:

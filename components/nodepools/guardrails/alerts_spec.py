@@ -1,18 +1,16 @@
 """Where and when the CPU contention alerts fire: ``AlertsSpec`` (part of ``GuardrailsSpec``).
 
 Cloud-neutral: which backends exist on which cloud, and what the default is on
-each, are in ``nodepools.guardrails.alert_delivery``.
+each, are in ``nodepools.guardrails.alert_delivery``; the rules (the options each backend
+takes, the ARNs and labels) are in ``nodepools.guardrails.checks``, run by ``GuardrailsSpec``.
 """
 from __future__ import annotations
 
-import re
 from enum import Enum
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from nodepools.spec.errors import Problems
 from nodepools.spec.model import RealNumber, StrictModel, WholeNumber
-from nodepools.spec.syntax import dns_label_error, label_key_error, label_value_error
 
 
 class AlertBackend(str, Enum):
@@ -32,8 +30,6 @@ class AlertBackend(str, Enum):
     GOOGLE_MANAGED_PROMETHEUS = "google-managed-prometheus"
     CLOUDWATCH = "cloudwatch"
 
-
-_ARN = re.compile(r"^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:\d{12}:.+\Z")
 
 
 class AlertsSpec(StrictModel):
@@ -59,42 +55,3 @@ class AlertsSpec(StrictModel):
     cpu_throttling_ratio: RealNumber = Field(0.25, gt=0, lt=1)
     cpu_steal_ratio: RealNumber = Field(0.10, gt=0, lt=1)
     for_minutes: WholeNumber = Field(15, ge=1, le=1440)
-
-    @model_validator(mode="after")
-    def _check(self) -> "AlertsSpec":
-        problems = Problems()
-        if self.namespace is not None and (err := dns_label_error(self.namespace)):
-            problems.add("namespace", f"namespace {err}", self.namespace)
-        for key, value in self.rule_labels.items():
-            if err := label_key_error(key) or label_value_error(value):
-                problems.add(("rule_labels", key), err, value)
-        for i, arn in enumerate(self.alarm_actions):
-            if not _ARN.match(arn):
-                problems.add(("alarm_actions", i), f"alarm action {arn!r} must be an ARN "
-                             "(arn:aws:sns:REGION:ACCOUNT:TOPIC)", arn)
-        self._backend_problems(problems)
-        problems.raise_if_any("AlertsSpec")
-        return self
-
-    def _backend_problems(self, problems: Problems) -> None:
-        if not self.enabled:
-            return
-        operator = AlertBackend.PROMETHEUS_OPERATOR
-        chosen = self.backend.value if self.backend else "the cloud's managed backend (backend unset)"
-        if self.backend is operator:
-            if not self.rule_labels:
-                problems.add("rule_labels", "backend prometheus-operator needs rule_labels: the labels your "
-                             "Prometheus's ruleSelector matches (a null ruleSelector selects no rule; "
-                             "kube-prometheus-stack selects release: <its Helm release name>)", None)
-            if self.namespace is None:
-                problems.add("namespace", "backend prometheus-operator needs namespace: one your Prometheus's "
-                             "ruleNamespaceSelector selects (a null selector means only the Prometheus's own "
-                             "namespace)", None)
-        else:
-            for name in ("namespace", "rule_labels"):
-                if getattr(self, name):
-                    problems.add(name, f"{name} applies to backend prometheus-operator only, not {chosen} "
-                                 f"(allowed backends: {', '.join(b.value for b in AlertBackend)})", getattr(self, name))
-        if self.alarm_actions and self.backend is not None and self.backend is not AlertBackend.CLOUDWATCH:
-            problems.add("alarm_actions", f"alarm_actions applies to backend cloudwatch only, not {chosen}",
-                         self.alarm_actions)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from nodepools.guardrails.spec import GuardrailsSpec, KueueMode
+from nodepools.guardrails.spec_fields import GuardrailsFields, KueueMode
 from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import PoolClass
 
@@ -52,7 +52,7 @@ def batch_share_pools(pools: Sequence[PoolSpec]) -> list[PoolSpec]:
     return [p for p in pools if p.pool_class in BATCH_SHARE_OF]
 
 
-def kueue_enabled(spec: GuardrailsSpec, pools: Sequence[PoolSpec]) -> bool:
+def kueue_enabled(spec: GuardrailsFields, pools: Sequence[PoolSpec]) -> bool:
     if spec.kueue is KueueMode.AUTO:
         return bool(of_class(pools, PoolClass.GPU_TRAINING))
     return spec.kueue is KueueMode.ON
@@ -63,5 +63,5 @@ def queued_classes(pools: Sequence[PoolSpec]) -> list[PoolClass]:
     return [c for c in QUEUED_CLASSES if of_class(pools, c)]
 
 
-def alerts_namespace(spec: GuardrailsSpec) -> str:
+def alerts_namespace(spec: GuardrailsFields) -> str:
     return spec.alerts.namespace or spec.namespace_names[PoolClass.RESIDENT]

@@ -31,7 +31,7 @@ from typing import Any
 from nodepools.guardrails import derive, upstream
 from nodepools.guardrails.addon_modes import installs_cluster_autoscaler
 from nodepools.guardrails.addons import CLOUD_ADDONS
-from nodepools.guardrails.spec import AtomicProvisioning, GuardrailsSpec
+from nodepools.guardrails.spec_fields import AtomicProvisioning, GuardrailsFields
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
@@ -48,16 +48,16 @@ AUTOSCALER_ARGS: dict[str, str] = {
 }
 
 
-def _kueue_on(spec: GuardrailsSpec, cluster: ClusterPools) -> bool:
+def _kueue_on(spec: GuardrailsFields, cluster: ClusterPools) -> bool:
     return derive.kueue_enabled(spec, cluster.pools) and spec.addons.kueue.enabled
 
 
-def _we_install_autoscaler(spec: GuardrailsSpec, cluster: ClusterPools) -> bool:
+def _we_install_autoscaler(spec: GuardrailsFields, cluster: ClusterPools) -> bool:
     return installs_cluster_autoscaler(not CLOUD_ADDONS[cluster.cloud].cluster_autoscaler, spec.addons,
                                        cluster.pools)
 
 
-def serving_autoscaler(spec: GuardrailsSpec, cluster: ClusterPools) -> str | None:
+def serving_autoscaler(spec: GuardrailsFields, cluster: ClusterPools) -> str | None:
     """Who would serve the ProvisioningRequests: "gke", "cluster-autoscaler" (ours),
     "existing cluster-autoscaler", or None."""
     if not CLOUD_ADDONS[cluster.cloud].cluster_autoscaler:
@@ -73,7 +73,7 @@ def _autoscaled(pool: PoolSpec) -> bool:
     return pool.pool_class is PoolClass.GPU_TRAINING and not is_karpenter(pool) and pool.min_nodes < pool.max_nodes
 
 
-def atomic_pools(spec: GuardrailsSpec, cluster: ClusterPools) -> list[PoolSpec]:
+def atomic_pools(spec: GuardrailsFields, cluster: ClusterPools) -> list[PoolSpec]:
     """The gpu-training pools whose flavors carry the admission check."""
     if spec.atomic_provisioning is AtomicProvisioning.OFF or not _kueue_on(spec, cluster):
         return []
@@ -102,19 +102,19 @@ def admission_checks_strategy(flavor_names: list[str]) -> dict[str, Any]:
     return {"admissionChecks": [{"name": NAME, "onFlavors": list(flavor_names)}]}
 
 
-def autoscaler_args(spec: GuardrailsSpec, cluster: ClusterPools) -> dict[str, str]:
+def autoscaler_args(spec: GuardrailsFields, cluster: ClusterPools) -> dict[str, str]:
     """Flags the cluster-autoscaler nodepools installs runs with to serve the check."""
     if atomic_pools(spec, cluster) and serving_autoscaler(spec, cluster) == "cluster-autoscaler":
         return dict(AUTOSCALER_ARGS)
     return {}
 
 
-def provisioning_crd(spec: GuardrailsSpec, cluster: ClusterPools) -> dict[str, Any] | None:
+def provisioning_crd(spec: GuardrailsFields, cluster: ClusterPools) -> dict[str, Any] | None:
     """The ProvisioningRequest CRD, where nodepools installs the autoscaler that serves it."""
     return upstream.provisioning_crd() if autoscaler_args(spec, cluster) else None
 
 
-def provisioning_problems(spec: GuardrailsSpec, cluster: ClusterPools, problems: Problems,
+def provisioning_problems(spec: GuardrailsFields, cluster: ClusterPools, problems: Problems,
                           spec_root: tuple[str | int, ...]) -> None:
     """``atomic_provisioning: on`` where no training pool can be provisioned atomically."""
     if spec.atomic_provisioning is not AtomicProvisioning.ON or atomic_pools(spec, cluster):

@@ -9,7 +9,7 @@ for repair (every GPU pool does by default), and then no Karpenter pool can opt 
 """
 from __future__ import annotations
 
-from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.guardrails.spec_fields import GuardrailsFields
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
@@ -21,7 +21,7 @@ def karpenter_repair_gate(cluster: ClusterPools) -> bool:
     return any(repair_enabled(p) is True for p in cluster.pools if is_karpenter(p))
 
 
-def karpenter_repair_problems(cluster: ClusterPools, spec: GuardrailsSpec, problems: Problems,
+def karpenter_repair_problems(cluster: ClusterPools, spec: GuardrailsFields, problems: Problems,
                               root: tuple[str | int, ...] = ()) -> None:
     """A Karpenter pool's repair choice that its controller's one gate cannot honour."""
     indexed = [(i, p) for i, p in enumerate(cluster.pools) if is_karpenter(p)]

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from nodepools.clouds.topology import TopologyFamily, pool_topology
 from nodepools.guardrails import derive
-from nodepools.guardrails.spec import GuardrailsSpec
+from nodepools.guardrails.spec_fields import ChartVersions, GuardrailsFields
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.errors import Problems
 from nodepools.spec.pool import PoolSpec
@@ -70,7 +70,7 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split("."))
 
 
-def kueue_version_problems(spec: GuardrailsSpec, cluster: ClusterPools, problems: Problems,
+def kueue_version_problems(spec: GuardrailsFields, cluster: ClusterPools, problems: Problems,
                            spec_root: tuple[str | int, ...]) -> None:
     """A Kueue older than the API nodepools writes is refused, naming what is configured."""
     if _version(spec.charts.kueue) >= _version(MIN_KUEUE):
@@ -84,5 +84,5 @@ def kueue_version_problems(spec: GuardrailsSpec, cluster: ClusterPools, problems
         uses.append(f"the Topology {', '.join(f.name for f in named)}")
     problems.add(spec_root + ("charts", "kueue"), f"Kueue {spec.charts.kueue} is too old for what nodepools "
                  f"configures here ({', '.join(uses)}), which needs Kueue {MIN_KUEUE} or newer (allowed: "
-                 f"{MIN_KUEUE} and newer; the pinned default is {GuardrailsSpec().charts.kueue})",
+                 f"{MIN_KUEUE} and newer; the pinned default is {ChartVersions().kueue})",
                  spec.charts.kueue)

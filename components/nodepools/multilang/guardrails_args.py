@@ -12,24 +12,24 @@ class ChartVersions(TypedDict):
     """Pinned add-on versions: exact MAJOR.MINOR.PATCH chart versions."""
 
     nvidia_device_plugin: NotRequired[str]
-    """NVIDIA device plugin chart version. Default: 0.20.0."""
+    """NVIDIA device plugin chart version."""
     cluster_autoscaler: NotRequired[str]
-    """cluster-autoscaler chart version. Default: 9.59.0."""
+    """cluster-autoscaler chart version."""
     cluster_autoscaler_image: NotRequired[str]
     """cluster-autoscaler image tag vMAJOR.MINOR.PATCH. Default: the release of the cluster's Kubernetes minor."""
     kueue: NotRequired[str]
-    """Kueue chart version. Default: 0.19.2."""
+    """Kueue chart version."""
     karpenter: NotRequired[str]
-    """Karpenter chart version. Default: 1.14.1."""
+    """Karpenter chart version."""
 
 
 class AddonMode(TypedDict):
     """Whether the cluster uses an add-on and whether it runs it already."""
 
     enabled: NotRequired[bool]
-    """The cluster uses the add-on. Default: true."""
+    """The cluster uses the add-on."""
     existing: NotRequired[bool]
-    """The cluster runs the add-on already: nothing is installed. Default: false."""
+    """The cluster runs the add-on already: nothing is installed."""
 
 
 class Addons(TypedDict):
@@ -44,27 +44,27 @@ class Addons(TypedDict):
     kueue: NotRequired[AddonMode]
     """Kueue. Default: enabled, installed as the kueue setting says."""
     gpu_operator: NotRequired[bool]
-    """The NVIDIA GPU Operator runs the device plugin: no second one is installed. Default: false."""
+    """The NVIDIA GPU Operator runs the device plugin: no second one is installed."""
 
 
 class LimitRange(TypedDict):
     """Container defaults in the batch and gpu-training namespaces; requests must not exceed limits."""
 
     default_request_cpu_millicores: NotRequired[int]
-    """Default CPU request in millicores, at least 1. Default: 250."""
+    """Default CPU request in millicores."""
     default_request_memory_mib: NotRequired[int]
-    """Default memory request in MiB, at least 1. Default: 256."""
+    """Default memory request in MiB."""
     default_limit_cpu_millicores: NotRequired[int]
-    """Default CPU limit in millicores, at least 1. Default: 1000."""
+    """Default CPU limit in millicores."""
     default_limit_memory_mib: NotRequired[int]
-    """Default memory limit in MiB, at least 1. Default: 1024."""
+    """Default memory limit in MiB."""
 
 
 class Alerts(TypedDict):
     """The CPU throttling / CPU steal alerts and where they are evaluated."""
 
     enabled: NotRequired[bool]
-    """Register the alerts. Default: true."""
+    """Register the alerts."""
     backend: NotRequired[str]
     """One of prometheus-operator, google-managed-prometheus (GKE), cloudwatch (EKS). Default: the cloud's
     managed backend (GKE google-managed-prometheus, EKS cloudwatch)."""
@@ -73,14 +73,13 @@ class Alerts(TypedDict):
     rule_labels: NotRequired[dict[str, str]]
     """prometheus-operator only, required there: the labels your Prometheus's ruleSelector matches."""
     alarm_actions: NotRequired[list[str]]
-    """cloudwatch only: ARNs (e.g. SNS topics) notified when an alarm fires, at most 5. Default: none."""
+    """cloudwatch only: ARNs (e.g. SNS topics) notified when an alarm fires. Default: none."""
     cpu_throttling_ratio: NotRequired[float]
-    """Fire when a container is throttled in more than this share of its CFS periods (0 to 1, exclusive).
-    Default: 0.25."""
+    """Fire when a container is throttled in more than this share of its CFS periods."""
     cpu_steal_ratio: NotRequired[float]
-    """Fire when a node's steal is more than this share of its CPU time (0 to 1, exclusive). Default: 0.10."""
+    """Fire when a node's steal is more than this share of its CPU time."""
     for_minutes: NotRequired[int]
-    """How long the condition must hold, 1 to 1440 minutes. Default: 15."""
+    """How long the condition must hold, in minutes."""
 
 
 class Guardrails(TypedDict):
@@ -88,21 +87,19 @@ class Guardrails(TypedDict):
     from the pools."""
 
     namespaces: NotRequired[dict[str, str]]
-    """Namespace per workload class (keys: resident, batch, gpu-inference, gpu-training). Default: services,
-    batch, inference, training."""
+    """Namespace per workload class (keys: resident, batch, gpu-inference, gpu-training)."""
     batch_quota_share: NotRequired[float]
-    """The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity,
-    0.40 to 0.60. Default: 0.5."""
+    """The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity."""
     kubernetes_version: NotRequired[str]
-    """The cluster's Kubernetes minor, one of 1.32, 1.33, 1.34, 1.35, 1.36. Default: 1.35."""
+    """The cluster's Kubernetes minor."""
     kueue: NotRequired[str]
-    """One of auto (install Kueue when there is a gpu-training pool), on, off. Default: auto."""
+    """One of auto (install Kueue when there is a gpu-training pool), on, off."""
     kueue_pods_ready_timeout_minutes: NotRequired[int]
-    """Kueue's waitForPodsReady timeout, 1 to 1440 minutes. Default: 20."""
+    """Kueue's waitForPodsReady timeout, in minutes."""
     alerts: NotRequired[Alerts]
     """The throttling alerts. Default: enabled with the defaults."""
     quota_priority_class_scopes: NotRequired[bool]
-    """Add a quota per namespace admitting only pods of the namespace's own PriorityClass. Default: false."""
+    """Add a quota per namespace admitting only pods of the namespace's own PriorityClass."""
     limit_range: NotRequired[LimitRange]
     """Container defaults. Default: as documented on LimitRange."""
     charts: NotRequired[ChartVersions]
@@ -112,4 +109,4 @@ class Guardrails(TypedDict):
     atomic_provisioning: NotRequired[str]
     """All-or-nothing capacity for gangs, one of auto (a ProvisioningRequest admission check on the training
     pools the cloud's autoscaler scales), on (also with an existing cluster-autoscaler; refused without such a
-    pool), off. Default: auto."""
+    pool), off."""

@@ -19,9 +19,9 @@ class Taint(TypedDict):
     key: str
     """The taint's key, e.g. `example.com/team`."""
     value: NotRequired[str]
-    """The taint's value. Default: empty."""
+    """The taint's value."""
     effect: NotRequired[str]
-    """One of NoSchedule, PreferNoSchedule, NoExecute. Default: NoSchedule."""
+    """One of NoSchedule, PreferNoSchedule, NoExecute."""
 
 
 class Gpu(TypedDict):
@@ -30,20 +30,20 @@ class Gpu(TypedDict):
     model: str
     """One of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb, nvidia-h100."""
     count_per_node: int
-    """GPUs per node, 1 to 16."""
+    """GPUs per node."""
 
 
 class CustomCapacity(TypedDict):
     """Per-node capacity of an instance type that is not in the instance table."""
 
     vcpu: int
-    """vCPUs per node, 1 to 1024."""
+    """vCPUs per node."""
     memory_gib: float
-    """Memory per node in GiB, above 0 and at most 32768."""
+    """Memory per node in GiB."""
     architecture: NotRequired[str]
-    """One of x86_64, arm64. Default: x86_64."""
+    """One of x86_64, arm64."""
     gpu_count: NotRequired[int]
-    """GPUs per node, 0 to 16. Default: 0."""
+    """GPUs per node."""
     gpu_model: NotRequired[str]
     """The GPU model, one of nvidia-t4, nvidia-a10g, nvidia-l4, nvidia-l40s, nvidia-a100, nvidia-a100-80gb,
     nvidia-h100. Default: none."""
@@ -53,19 +53,18 @@ class KarpenterOptions(TypedDict):
     """Options of a Karpenter pool (provisioner karpenter)."""
 
     on_demand_fallback: NotRequired[bool]
-    """A spot batch or gpu-training pool may also launch on-demand nodes when spot has no capacity.
-    Default: false."""
+    """A spot batch or gpu-training pool may also launch on-demand nodes when spot has no capacity."""
     expire_after_hours: NotRequired[int]
-    """Node lifetime (the NodePool's expireAfter), 1 to 8760 hours. Default: 720."""
+    """Node lifetime (the NodePool's expireAfter), in hours."""
 
 
 class GpuSharing(TypedDict):
     """How a gpu-inference pool shares its GPUs."""
 
     mode: NotRequired[str]
-    """One of none (one whole GPU per request), time-slicing, mig. Default: none."""
+    """One of none (one whole GPU per request), time-slicing, mig."""
     replicas: NotRequired[int]
-    """Shares per GPU for mode time-slicing, 2 to 48. Default: none."""
+    """Shares per GPU for mode time-slicing. Default: none."""
     profile: NotRequired[str]
     """The MIG profile for mode mig (one per pool, e.g. 1g.10gb; it must exist for the pool's GPU). Default: none."""
 
@@ -74,9 +73,9 @@ class Warm(TypedDict):
     """Spare replica-shaped capacity a gpu-inference pool keeps ready."""
 
     replicas: int
-    """Spare replicas kept ready, 1 or more and at most what the pool holds at maxNodes."""
+    """Spare replicas kept ready, at most what the pool holds at maxNodes."""
     gpus_per_replica: NotRequired[int]
-    """Units of the pool's GPU resource per replica (exactly 1 on a time-sliced or MIG pool). Default: 1."""
+    """Units of the pool's GPU resource per replica (exactly 1 on a time-sliced or MIG pool)."""
     cpu_millicores: NotRequired[int]
     """cpu requested per replica, in millicores, at most one node's. Default: none."""
     memory_mib: NotRequired[int]
@@ -89,43 +88,42 @@ class EksRepairOptions(TypedDict):
     max_unhealthy_node_threshold_count: NotRequired[int]
     """Repairs stop above this many unhealthy nodes. Default: EKS's."""
     max_unhealthy_node_threshold_percentage: NotRequired[int]
-    """Repairs stop above this percentage of unhealthy nodes, 1 to 100. Default: EKS's."""
+    """Repairs stop above this percentage of unhealthy nodes. Default: EKS's."""
     max_parallel_nodes_repaired_count: NotRequired[int]
     """At most this many nodes repaired at once. Default: EKS's."""
     max_parallel_nodes_repaired_percentage: NotRequired[int]
-    """At most this percentage of unhealthy nodes repaired at once, 1 to 100. Default: EKS's."""
+    """At most this percentage of unhealthy nodes repaired at once. Default: EKS's."""
 
 
 class Repair(TypedDict):
     """Node auto-repair of a pool."""
 
     mode: NotRequired[str]
-    """One of auto (on for GPU pools, the provider's default elsewhere), on, off. Default: auto."""
+    """One of auto (on for GPU pools, the provider's default elsewhere), on, off."""
     eks: NotRequired[EksRepairOptions]
     """The EKS managed node group's repair settings (EKS only). Default: none."""
 
 
 class Pool(TypedDict):
-    """One node pool. Defaults come from the class preset: capacity (on-demand; spot for gpu-training),
-    min/max nodes (resident 2/6, batch 0/10, gpu-inference 1/4, gpu-training 0/4) and disk size
-    (50 GiB; 200 GiB for GPU classes)."""
+    """One node pool. Its capacity, min and max nodes and disk size default from its class's preset
+    (each of those properties states its default per class)."""
 
     name: str
     """The pool's name, unique in the cluster; it is the nodepools.io/pool node label."""
     pool_class: str
     """The workload class, one of resident, batch, gpu-inference, gpu-training."""
     instance_types: list[str]
-    """1 to 20 instance (EKS) or machine (GKE) types of the same shape."""
+    """Instance (EKS) or machine (GKE) types of the same shape."""
     capacity: NotRequired[str]
-    """One of on-demand, spot. Default: the class preset's (spot for gpu-training, else on-demand)."""
+    """One of on-demand, spot."""
     min_nodes: NotRequired[int]
-    """Fewest nodes, 0 to 1000. Default: the class preset's."""
+    """Fewest nodes."""
     max_nodes: NotRequired[int]
-    """Most nodes, 1 to 1000. Default: the class preset's."""
+    """Most nodes."""
     gpu: NotRequired[Gpu]
     """The nodes' GPU. Default: derived from the instance types."""
     disk_size_gib: NotRequired[int]
-    """Root disk size in GiB, 20 to 16384. Default: 50 (200 for GPU classes)."""
+    """Root disk size in GiB."""
     zones: NotRequired[list[str]]
     """Zones for the nodes. Default: the cluster's."""
     subnet_ids: NotRequired[list[str]]
@@ -135,15 +133,15 @@ class Pool(TypedDict):
     taints: NotRequired[list[Taint]]
     """Extra node taints, after the class and GPU taints. Default: none."""
     dedicated: NotRequired[bool]
-    """Add the class taint to a resident pool (other classes always carry it). Default: false."""
+    """Add the class taint to a resident pool (other classes always carry it)."""
     placement: NotRequired[str]
     """One of auto (compact for a gpu-training pool of more than one node whose instance type allows it, set
-    when the pool is created; spread otherwise), spread, compact. Default: auto."""
+    when the pool is created; spread otherwise), spread, compact."""
     custom_capacity: NotRequired[dict[str, CustomCapacity]]
     """Capacity of instance types missing from the instance table, by type name. Default: none."""
     provisioner: NotRequired[str]
     """How the nodes are provisioned, one of managed (an EKS managed node group), karpenter (a Karpenter
-    NodePool and EC2NodeClass, EKS only). Default: managed."""
+    NodePool and EC2NodeClass, EKS only)."""
     karpenter: NotRequired[KarpenterOptions]
     """Options of a Karpenter pool. Default: none (Karpenter's defaults as documented on KarpenterOptions)."""
     gpu_sharing: NotRequired[GpuSharing]

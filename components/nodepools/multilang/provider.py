@@ -19,6 +19,7 @@ from pulumi.provider import ConstructResult, main
 from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
+from nodepools.multilang.defaults import with_defaults
 from nodepools.multilang.deferred import deferred_inputs, output_fields
 from nodepools.multilang.eks import EksPlatform, EksPlatformArgs
 from nodepools.multilang.gke import GkePlatform, GkePlatformArgs
@@ -41,7 +42,7 @@ def package_version() -> str:
 class NodepoolsProvider(ComponentProvider):
     def __init__(self, version: Optional[str] = None) -> None:
         super().__init__(list(COMPONENTS), PACKAGE, version=version or package_version())
-        self.schema = json.dumps(_unwrapped(json.loads(self.schema)))
+        self.schema = json.dumps(with_defaults(_unwrapped(json.loads(self.schema))))
 
     def construct(self, name: str, resource_type: str, inputs: Inputs,
                   options: Optional[ResourceOptions] = None) -> ConstructResult:

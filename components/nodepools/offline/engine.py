@@ -12,8 +12,10 @@ policy pack can be fed the same resources the engine would send it, and findings
 can point at the line that registered a resource. Every resource's registered
 outputs (``register_outputs`` of components) are kept too.
 
-Each run happens on a fresh thread: the SDK keeps its settings in ContextVars,
-and a new thread starts with none, so runs never leak state into each other.
+Each run happens on a fresh thread with its own asyncio event loop, closed at the end: the
+SDK keeps its settings in ContextVars, and a new thread starts with none, so runs never leak
+state into each other. Only the SDK's exported API is used, but for the two names
+``nodepools.offline.pulumi_seam`` pins and a contract test checks.
 
 During a run the cyclic garbage collector's thresholds are raised to
 ``RUN_GC_THRESHOLDS``: the SDK allocates many short-lived containers per
@@ -25,26 +27,24 @@ are restored afterwards.
 """
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import threading
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import pulumi
 from google.protobuf import json_format, struct_pb2
-from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
-from pulumi.runtime.config import set_all_config
-from pulumi.runtime.settings import set_root_resource
-from pulumi.runtime.stack import run_in_stack
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from nodepools import safe_yaml
 from nodepools.offline.fakes import fake_outputs, preview_outputs
+from nodepools.offline.pulumi_seam import MockMonitor, clear_root_stack
 
+T = TypeVar("T")
 STACK_TYPE = "pulumi:pulumi:Stack"
 # gen0, gen1, gen2 thresholds during a run; None keeps the interpreter's (the bench's
 # diagnostic rows set it to None to show what a program with the defaults pays).
@@ -126,7 +126,7 @@ class Run:
         return [r for r in self.resources if r.parent == urn]
 
 
-class _OfflineMocks(pulumi_mocks.Mocks):
+class _OfflineMocks(pulumi.runtime.Mocks):
     """Preview returns the inputs with every computed output unknown, as a real preview;
     an update adds plausible fake outputs (``nodepools.offline.fakes``)."""
 
@@ -134,13 +134,13 @@ class _OfflineMocks(pulumi_mocks.Mocks):
         self._run = run
         self._preview = preview
 
-    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         state = dict(args.inputs)
         outputs = preview_outputs if self._preview else fake_outputs
         state.update(outputs(args.typ, args.name, args.inputs))
         return f"{args.name}-id", state
 
-    def call(self, args: pulumi_mocks.MockCallArgs):
+    def call(self, args: pulumi.runtime.MockCallArgs):
         self._run.invokes.append(Invoke(args.token, dict(args.args)))
         if args.token == YAML_DECODE:
             return {"result": decode_yaml(args.args.get("text", ""))}
@@ -162,7 +162,7 @@ def decode_yaml(text: Any) -> list[Any]:
         return []
 
 
-class _RecordingMonitor(pulumi_mocks.MockMonitor):
+class _RecordingMonitor(MockMonitor):
     def __init__(self, mocks: _OfflineMocks, run: Run) -> None:
         super().__init__(mocks)
         self._run = run
@@ -184,7 +184,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         if request.type == STACK_TYPE:
             self._run.stack_urn = response.urn
             return response
-        _ensure_event_loop()
+        # MockMonitor gave this thread an event loop (rpc reads resource references with one).
         wire = struct_pb2.Struct()
         wire.CopyFrom(request.object)
         registration = Registration(
@@ -262,33 +262,52 @@ def run_program_capture(
     """Like :func:`run_program` but returns ``(run, error)`` instead of raising."""
     secret = [key if ":" in key else f"{project}:{key}" for key in secret_keys]
     run = Run()
-    outcome: dict[str, BaseException] = {}
     flat = {}
     for key, value in (config or {}).items():
         full = key if ":" in key else f"{project}:{key}"
         flat[full] = value if isinstance(value, str) else json.dumps(value)
 
-    def target() -> None:
-        try:
-            _ensure_event_loop()
-            set_all_config(flat, secret)
-            mocks = _OfflineMocks(run, preview)
-            pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview,
-                                     monitor=_RecordingMonitor(mocks, run))
-            # set_mocks registers a finished root Stack of its own; replace it with the
-            # one run_in_stack creates, so stack exports are registered as in a real run.
-            set_root_resource(None)
-            _sync_await(run_in_stack(program))
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
-            outcome["error"] = exc
+    def body(loop: asyncio.AbstractEventLoop) -> None:
+        pulumi.runtime.set_all_config(flat, secret)
+        mocks = _OfflineMocks(run, preview)
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview,
+                                 monitor=_RecordingMonitor(mocks, run))
+        # set_mocks registers a finished root Stack of its own; replace it with the
+        # one run_in_stack creates, so stack exports are registered as in a real run.
+        clear_root_stack()
+        loop.run_until_complete(pulumi.runtime.run_in_stack(program))
 
-    thread = threading.Thread(target=target, name=f"nodepools-offline-{stack}")
     previous = gc.get_threshold()
     if RUN_GC_THRESHOLDS is not None and previous[0] != 0:  # 0: the caller turned collection off
         gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(RUN_GC_THRESHOLDS, previous)))
     try:
-        thread.start()
-        thread.join()
+        _, error = on_a_fresh_loop(body, name=f"nodepools-offline-{stack}")
     finally:
         gc.set_threshold(*previous)
-    return run, outcome.get("error")
+    return run, error
+
+
+def on_a_fresh_loop(body: Callable[[asyncio.AbstractEventLoop], T], name: str = "nodepools-offline") -> \
+        tuple[T | None, BaseException | None]:
+    """``(body(loop), None)``, or ``(None, the error it raised)``: ``body`` run on a new thread with its
+    own asyncio event loop, closed afterwards (its default executor, where the SDK calls the mock
+    monitor, shut down first). The SDK keeps its settings in ContextVars and a new thread starts
+    with none, so nothing of one run reaches the next."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)  # the SDK schedules registrations on the thread's loop
+        try:
+            outcome["value"] = body(loop)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            outcome["error"] = exc
+        finally:
+            loop.run_until_complete(loop.shutdown_default_executor())
+            asyncio.set_event_loop(None)
+            loop.close()
+
+    thread = threading.Thread(target=target, name=name)
+    thread.start()
+    thread.join()
+    return outcome.get("value"), outcome.get("error")

@@ -14,6 +14,9 @@ from typing import Any
 
 from pulumi.runtime.rpc import UNKNOWN
 
+from nodepools.spec.kube_versions import newest_served
+from nodepools.vocabulary import Cloud
+
 _ACCOUNT = "123456789012"
 _REGION = "us-west-2"
 
@@ -43,7 +46,8 @@ _FAKES = {
         "endpoint": f"https://{name}.gr7.{_REGION}.eks.amazonaws.com",
         "certificateAuthority": {"data": "LS0tLS1CRUdJTi1GQUtFLUNBLS0tLS0="},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{_REGION}.amazonaws.com/id/FAKE"}]}],
-        "version": inputs.get("version", "1.35"),
+        # EKS creates a cluster given no version at "the latest version available".
+        "version": inputs.get("version", newest_served(Cloud.AWS)),
         "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": "sg-0fake0cluster000001"},
     },
     "aws:iam/role:Role": lambda name, inputs: {"arn": f"arn:aws:iam::{_ACCOUNT}:role/{name}"},

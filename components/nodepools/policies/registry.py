@@ -19,9 +19,14 @@ from nodepools.policies import rules_topology as topo
 from nodepools.policies import rules_versions as versions
 from nodepools.policies import rules_workloads as work
 from nodepools.policies.base import EnforcementLevel, PolicySpec, Severity
+from nodepools.policies.settings import Settings
+from nodepools.spec.kube_versions import DRA_V1, NATIVE_SIDECARS
 
 M, A = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
 LOW, MEDIUM, HIGH, CRITICAL = Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL
+# The defaults a description names are the pack config's own (one home: ``Settings``).
+_DEFAULTS = Settings()
+_WINDOW = _DEFAULTS.off_peak_window
 
 
 def _p(name, description, severity, level, scope, check, config=(), topic=""):
@@ -98,9 +103,10 @@ POLICIES: tuple[PolicySpec, ...] = (
     _p("resident-off-spot", "A resident or gpu-inference workload cannot land on a spot pool. Fix: select "
        "on-demand capacity or its own class's pool.", HIGH, M, "stack", place.check_resident_off_spot,
        ("nodeLabelSources",), topic="placement"),
-    _p("cluster-version", "EKS/GKE clusters run at least minClusterVersion (default 1.32), a minor in their cloud's "
-       "standard support today (past it EKS bills extended support, GKE upgrades), and the version each "
-       "feature the stack uses needs (DRA 1.34, native sidecars 1.29, ...). Fix: upgrade the cluster's version.",
+    _p("cluster-version", f"EKS/GKE clusters run at least minClusterVersion (default {_DEFAULTS.min_cluster_version}), "
+       "a minor in their cloud's standard support today (past it EKS bills extended support, GKE upgrades), and "
+       f"the version each feature the stack uses needs (DRA {DRA_V1.since}, native sidecars {NATIVE_SIDECARS.since}, "
+       "...). Fix: upgrade the cluster's version.",
        MEDIUM, A, "stack", versions.check_cluster_version, ("minClusterVersion",),
        topic="pools"),
     _p("throttling-monitoring", "A stack with batch and resident pools alerts on container CPU throttling and node "
@@ -108,7 +114,8 @@ POLICIES: tuple[PolicySpec, ...] = (
        "Fix: add one on both.", LOW, A, "stack",
        plat.check_throttling_monitoring, topic="gpu-plumbing"),
     _p("shared-pool-off-peak", "A batch workload reaches the resident pool only as a CronJob whose every firing, in "
-       "its timeZone, lies within the off-peak window (default 00:00-06:00 UTC). Fix: select the batch pool or "
+       f"its timeZone, lies within the off-peak window (default {_WINDOW.start}-{_WINDOW.end} {_WINDOW.time_zone}). "
+       "Fix: select the batch pool or "
        "reschedule.", MEDIUM, A, "stack", offpeak.check_shared_pool_off_peak, ("offPeakWindow", "nodeLabelSources"),
        topic="placement"),
     _p("gpu-model-selected", "A GPU workload's tolerations and selectors admit GPU pools of one accelerator model "

@@ -112,8 +112,9 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
         if not plugins:
             finding = Finding(ref.res.urn, _subject(ref), "NVIDIA device plugin",
                               "no NVIDIA device plugin in the stack, so the pool's GPUs are never advertised and "
-                              "GPU pods stay Pending", "install the nvidia-device-plugin chart (0.20.0) with "
-                              "tolerations for the pool's taints and node selection on nvidia.com/gpu.present=true")
+                              "GPU pods stay Pending", "install the nvidia-device-plugin chart (nodepools' guardrails "
+                              "pin its version) with tolerations for the pool's taints and node selection on "
+                              "nvidia.com/gpu.present=true")
             yield finding if need is True else unknown(ref.res.urn, _subject(ref), "amiType")
             continue
         answers = [p.lands_on(ref.view, stack.label_sources) for p in plugins]

@@ -21,6 +21,8 @@ from typing import Annotated, Any, Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nodepools.spec.errors import Problems
+from nodepools.spec.kube_versions import MINIMUM_KUBERNETES_VERSION
+from nodepools.spec.presets import BATCH_QUOTA_SHARE_RANGE
 
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$|^24:00$")
@@ -74,16 +76,16 @@ class Settings(_Strict):
         (), alias="exemptNamespaces",
         description="namespaces out of scope, beside kube-system/kube-public/kube-node-lease")
     waivers: tuple[Waiver, ...] = ()
-    min_cluster_version: str = Field("1.32", alias="minClusterVersion", json_schema_extra={"pattern": _VERSION.pattern})
+    min_cluster_version: str = Field(MINIMUM_KUBERNETES_VERSION, alias="minClusterVersion", json_schema_extra={"pattern": _VERSION.pattern})
     spot_checkpoint_max: str = Field(
         "30m", alias="spotCheckpointMax",
         description="longest nodepools.io/checkpoint-interval a spot workload may declare")
     default_model_load_seconds: float = Field(
         300.0, alias="defaultModelLoadSeconds", ge=0,
         description="model load time when nodepools.io/model-load-seconds is absent")
-    # The guardrails' upper bound for the batch namespace's share (nodepools.guardrails.spec).
+    # The guardrails' upper bound for the batch namespace's share.
     batch_quota_share: float = Field(
-        0.6, alias="batchQuotaShare", gt=0, le=1,
+        BATCH_QUOTA_SHARE_RANGE[1], alias="batchQuotaShare", gt=0, le=1,
         description="largest share of the resident and batch pools' cpu/memory (at max nodes) a batch "
                     "namespace's quota may claim")
     toleration_approvals: dict[str, _Names] = Field(

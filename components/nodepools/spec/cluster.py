@@ -19,8 +19,6 @@ from nodepools.spec.pool import PoolSpec
 from nodepools.spec.system_nodes import SystemNodes, missing_resident_message, selected_pools, system_nodes_problems
 from nodepools.vocabulary import Cloud, PoolClass
 
-SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
-
 
 def cluster_problems(cloud: Cloud, pools: Sequence[PoolSpec], problems: Problems,
                      system_nodes: SystemNodes | None = None) -> None:

@@ -24,10 +24,9 @@ __all__ = ["MAX_NODES_LIMIT", "CustomCapacity", "GpuSpec", "PlacementStrategy", 
 class PoolSpec(PoolFields):
     """One node pool.
 
-    Defaults come from the class preset (``nodepools.spec.presets``): capacity
-    (on-demand; spot for gpu-training), min/max nodes (resident 2/6, batch 0/10,
-    gpu-inference 1/4, gpu-training 0/4) and ``disk_size_gib`` (50; 200 for GPU
-    classes). ``zones`` and ``subnet_ids`` empty mean "the cluster's". ``dedicated``
+    ``capacity``, ``min_nodes``, ``max_nodes`` and ``disk_size_gib`` default from the class
+    preset (``nodepools.spec.presets.PRESETS``; each field's description states its default
+    per class). ``zones`` and ``subnet_ids`` empty mean "the cluster's". ``dedicated``
     adds the class taint to a resident pool (other classes always carry it).
     ``provisioner`` (default ``managed``): an EKS managed node group, or
     ``karpenter`` (a Karpenter NodePool + EC2NodeClass, EKS only; options in

@@ -16,7 +16,7 @@ from nodepools import vocabulary as v
 from nodepools.spec.model import RealNumber, StrictModel, WholeNumber
 from nodepools.spec.instances import GpuModel, InstanceType, lookup
 from nodepools.spec.options import GpuSharing, KarpenterOptions, NodeRepair, WarmCapacity
-from nodepools.spec.presets import NetworkTopology, PlacementStrategy, preset, preset_default
+from nodepools.spec.presets import NetworkTopology, PlacementStrategy, class_defaults, preset, preset_default
 from nodepools.vocabulary import Architecture, CapacityType, Cloud, PoolClass, Provisioner, TaintEffect
 
 MAX_NODES_LIMIT = 1000
@@ -61,11 +61,11 @@ class PoolFields(StrictModel):
     pool_class: PoolClass
     instance_types: list[str] = Field(min_length=1, max_length=20)
     # Preset-filled: optional on input, always set once built (``_fill_class_defaults``).
-    capacity: CapacityType = Field(default=None, **preset_default("default_capacity"))
-    min_nodes: WholeNumber = Field(default=None, ge=0, le=MAX_NODES_LIMIT, **preset_default("default_min_nodes"))
-    max_nodes: WholeNumber = Field(default=None, ge=1, le=MAX_NODES_LIMIT, **preset_default("default_max_nodes"))
+    capacity: CapacityType = Field(default=None, **preset_default("capacity"))
+    min_nodes: WholeNumber = Field(default=None, ge=0, le=MAX_NODES_LIMIT, **preset_default("min_nodes"))
+    max_nodes: WholeNumber = Field(default=None, ge=1, le=MAX_NODES_LIMIT, **preset_default("max_nodes"))
     gpu: GpuSpec | None = None
-    disk_size_gib: WholeNumber = Field(default=None, ge=20, le=16384, **preset_default("default_disk_size_gib"))
+    disk_size_gib: WholeNumber = Field(default=None, ge=20, le=16384, **preset_default("disk_size_gib"))
     zones: list[str] = Field(default_factory=list)
     subnet_ids: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
@@ -95,17 +95,12 @@ class PoolFields(StrictModel):
         if not isinstance(data, dict):
             return data
         try:
-            chosen = preset(PoolClass(data.get("pool_class")))
+            pool_class = PoolClass(data.get("pool_class"))
         except ValueError:
             # The field validator reports the bad class; fill placeholders so the
             # fields the class would have defaulted are not also reported missing.
-            chosen = preset(PoolClass.BATCH)
-        defaults = {
-            "capacity": chosen.default_capacity,
-            "min_nodes": chosen.default_min_nodes,
-            "max_nodes": chosen.default_max_nodes,
-            "disk_size_gib": chosen.default_disk_size_gib,
-        }
+            pool_class = PoolClass.BATCH
+        defaults = class_defaults(pool_class)
         return {**defaults, **{k: val for k, val in data.items() if not (val is None and k in defaults)}}
 
     def resolve_instance(self, name: str) -> InstanceType | None:

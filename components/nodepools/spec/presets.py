@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from nodepools.vocabulary import CapacityType, PoolClass
 
@@ -77,21 +78,46 @@ PRESETS: dict[PoolClass, ClassPreset] = {
 }
 
 
+# The batch namespace's cpu/memory quota as a share of the resident and batch pools' capacity: the
+# range the guardrails' ``batch_quota_share`` may take (docs/design.md section 3, namespace-quota),
+# whose top is the most the pack's ``batchQuotaShare`` lets a batch quota claim by default.
+BATCH_QUOTA_SHARE_RANGE = (0.40, 0.60)
+
+# The PoolSpec fields a class preset fills when they are not given, and the preset attribute
+# each takes its default from: the one list the model, its schema and the other languages'
+# schema read (``class_defaults``, ``preset_default``, ``preset_values``).
+PRESET_FIELDS: Mapping[str, str] = MappingProxyType({
+    "capacity": "default_capacity",
+    "min_nodes": "default_min_nodes",
+    "max_nodes": "default_max_nodes",
+    "disk_size_gib": "default_disk_size_gib",
+})
+
+
 def preset(pool_class: PoolClass) -> ClassPreset:
     return PRESETS[pool_class]
 
 
-def preset_default(attribute: str) -> dict[str, Any]:
-    """``Field`` arguments of a preset-filled ``PoolSpec`` field: its per-class default
-    stated in the description, and no ``default`` in the JSON schema (the class decides)."""
-    values = ", ".join(f"{c.value} {_plain(getattr(p, attribute))}" for c, p in PRESETS.items())
-    return {"description": f"Optional; default from the class preset: {values}.",
-            "json_schema_extra": _drop_default}
+def class_defaults(pool_class: PoolClass) -> dict[str, Any]:
+    """The values of ``PRESET_FIELDS`` for a pool of ``pool_class`` that gives none of them."""
+    chosen = PRESETS[pool_class]
+    return {field: getattr(chosen, attribute) for field, attribute in PRESET_FIELDS.items()}
+
+
+def preset_values(field: str) -> str:
+    """A preset-filled field's default per class, in words (``min_nodes``: "resident 2, batch 0, ...")."""
+    return ", ".join(f"{c.value} {_plain(getattr(p, PRESET_FIELDS[field]))}" for c, p in PRESETS.items())
+
+
+def preset_default(field: str) -> dict[str, Any]:
+    """``Field`` arguments of a preset-filled ``PoolSpec`` field: its per-class default stated in
+    its JSON schema's description, written when the schema is (from ``PRESETS`` as it is then),
+    and no ``default`` there (the class decides)."""
+    def schema(prop: dict[str, Any]) -> None:
+        prop.pop("default", None)
+        prop["description"] = f"Optional; default from the class preset: {preset_values(field)}."
+    return {"json_schema_extra": schema}
 
 
 def _plain(value: Any) -> Any:
     return value.value if isinstance(value, Enum) else value
-
-
-def _drop_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)

@@ -23,6 +23,7 @@ from nodepools.backends.aws.target import EksCluster
 from nodepools.backends.aws.kubeconfig import kubeconfig, partition_of
 from nodepools.clouds.cluster_settings import EksClusterConfig
 from nodepools.backends.connection import ClusterConnection, PlannedTarget, kubernetes_provider
+from nodepools.vocabulary import KUBE_SYSTEM
 
 CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 STS_AUDIENCE = "sts.amazonaws.com"
@@ -30,7 +31,7 @@ STS_AUDIENCE = "sts.amazonaws.com"
 ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
 # docs.aws.amazon.com/eks/latest/userguide/cni-iam-role.html: the VPC CNI's service account.
 CNI_POLICY = "AmazonEKS_CNI_Policy"
-CNI_NAMESPACE, CNI_SERVICE_ACCOUNT = "kube-system", "aws-node"
+CNI_NAMESPACE, CNI_SERVICE_ACCOUNT = KUBE_SYSTEM, "aws-node"
 # A replace-forcing field of aws.eks.Cluster that matters only at creation: a cluster created
 # before it was false keeps its value rather than being replaced (docs/design.md section 10).
 BOOTSTRAP_ADMIN_PATH = "accessConfig.bootstrapClusterCreatorAdminPermissions"

@@ -23,7 +23,7 @@ def reload() -> None:
 def table() -> str:
     """Kubernetes minors x the add-on versions nodepools installs for them."""
     from nodepools.guardrails.spec import ChartVersions
-    from nodepools.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS
+    from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
     charts = ChartVersions()
     images = upstream.autoscaler_images()
     kueue, plugin = upstream.chart("kueue"), upstream.chart("nvidia-device-plugin")
