@@ -3,19 +3,21 @@ the plan's placement report, and the stack view the pack's servicer builds from 
 from __future__ import annotations
 
 from nodepools.inventory.values import is_unknown
-from nodepools.offline.analyzer_wire import stack_request
+from nodepools.offline.analyzer_wire import analyzer_resources
 from nodepools.offline.engine import Run
-from nodepools.plan.model import plan_view
+from nodepools.plan.model import plan_view, resources, view_of
 from nodepools.plan.verdicts import placement_matrix
 
 # The pack needs one stack policy running to build its view; this one reads every workload's class.
 PROBE = "workload-class-declared"
 
 
-def plan_side(items: list, today) -> dict[str, tuple]:
-    """Workload URN -> (namespace, class) in the plan's placement report (its rows as the JSON shows them
-    must be those values too)."""
-    view = plan_view(Run(resources=items), today)
+def plan_side(items: list, today, platform: list | None = None) -> dict[str, tuple]:
+    """Workload URN -> (namespace, class) in the plan's placement report of ``items`` (its rows as the JSON
+    shows them must be those values too); ``platform``: resources already converted by the plan
+    (``plan.model.resources``) that the stack holds besides ``items`` (the conversion is per resource)."""
+    view = plan_view(Run(resources=items), today) if platform is None else view_of(
+        [*platform, *resources(Run(resources=items))], today)
     rows = placement_matrix(view)["workloads"]
     summaries = view.report.summaries
     assert [(r["workload"], r["kind"]) for r in rows] == [(s.workload.name, s.workload.kind) for s in summaries]
@@ -43,7 +45,12 @@ class PackProbe:
             entry.properties.update({"today": today.isoformat()})
         self.servicer.Configure(request, None)
 
-    def side(self, items: list, monkeypatch) -> dict[str, tuple]:
+    def side(self, items: list, platform: list | None = None) -> dict[str, tuple]:
+        """Workload URN -> (namespace, class) in the view the pack builds from the ``AnalyzeStackRequest``
+        of ``items`` (after ``platform``: ``AnalyzerResource`` messages already built)."""
+        import pytest
+        from pulumi.runtime.proto import analyzer_pb2 as pb
+
         from nodepools.policies import stack_view
 
         built = []
@@ -53,8 +60,9 @@ class PackProbe:
                 super().__init__(*args, **kwargs)
                 built.append(self)
 
-        monkeypatch.setattr(stack_view, "StackView", Kept)
-        self.servicer.AnalyzeStack(stack_request(items), None)
-        monkeypatch.undo()
+        request = pb.AnalyzeStackRequest(resources=[*(platform or ()), *analyzer_resources(items)])
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(stack_view, "StackView", Kept)
+            self.servicer.AnalyzeStack(request, None)
         [view] = built
         return {ref.res.urn: (ref.namespace, ref.pool_class) for ref in view.all_workloads}

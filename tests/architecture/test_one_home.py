@@ -460,7 +460,7 @@ def test_the_pack_config_is_one_model():
 
 # --- A workload's namespace and class: one stack model ------------------------------------------------
 
-def test_one_reader_of_a_workloads_namespace_and_class(today, monkeypatch):
+def test_one_reader_of_a_workloads_namespace_and_class(today):
     """Asked about the same stack, the plan's placement and the pack's stack view give every workload the
     same namespace and class (over every corpus of the suite: test_one_stack_model.py); here the stacks
     whose namespace a Namespace's output names, which two readers once answered differently."""
@@ -470,5 +470,5 @@ def test_one_reader_of_a_workloads_namespace_and_class(today, monkeypatch):
     probe = PackProbe(today)
     for named in (False, True):
         items = list(namespaced_by_dependency(named).items)
-        plan, pack = plan_side(items, today), probe.side(items, monkeypatch)
+        plan, pack = plan_side(items, today), probe.side(items)
         assert plan == pack and plan[namespaced_by_dependency(named).urn("shop")][1] is PoolClass.RESIDENT

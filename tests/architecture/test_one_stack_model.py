@@ -43,49 +43,63 @@ def policy_stacks() -> dict[str, list]:
     return {name: list(items) for name, items in stacks.items()}
 
 
-def upstream_stacks(platforms) -> dict[str, list]:
+def upstream_stacks() -> dict[str, tuple[str, list]]:
+    """Name -> (the platform it is placed on, its own resources)."""
     from corpus import entries, read, resources as entry_resources
     from section8 import cases, resources as case_resources
 
-    out = {f"upstream {e.id}": platforms("aws-dev") + entry_resources(read(e)) for e in entries()}
+    out = {f"upstream {e.id}": ("aws-dev", entry_resources(read(e))) for e in entries()}
     for case in cases():
-        platform = [r for r in platforms(case.platform) if not any(r.name.endswith(w) for w in case.without)]
-        out[f"section 8 {case.id}"] = platform + case_resources(case)
+        out[f"section 8 {case.id}"] = (f"{case.platform} without {','.join(case.without)}", case_resources(case))
     return out
 
 
 @pytest.fixture(scope="module")
 def platforms():
-    """The shipped stacks' runs (each once), and aws-dev with the examples' workloads."""
+    """The shipped stacks' runs (each once, ``<stack> without <suffixes>`` without the resources so
+    named), and aws-dev with the examples' workloads."""
     from nodepools.plan.project import load_project
     from nodepools.plan.run import run_stack, with_workloads
 
-    runs = {}
+    runs: dict[str, list] = {}
 
-    def get(stack: str) -> list:
-        if stack not in runs:
-            if stack == "aws-dev + examples":
+    def get(name: str) -> list:
+        if name not in runs:
+            stack, _, without = name.partition(" without ")
+            if without:
+                cut = tuple(w for w in without.split(",") if w)
+                runs[name] = [r for r in get(stack) if not (cut and r.name.endswith(cut))]
+            elif stack == "aws-dev + examples":
                 apps = [run_stack(load_project(ROOT / "examples" / app), "dev")
                         for app in ("gpu-inference", "spot-training", "batch-cronjob")]
-                runs[stack] = list(with_workloads(run_stack(load_project(ROOT), "aws-dev"), apps).run.resources)
+                runs[name] = list(with_workloads(run_stack(load_project(ROOT), "aws-dev"), apps).run.resources)
             else:
-                runs[stack] = list(run_stack(load_project(ROOT), stack).run.resources)
-        return runs[stack]
+                runs[name] = list(run_stack(load_project(ROOT), stack).run.resources)
+        return runs[name]
     return get
 
 
-def test_the_plan_and_the_pack_read_every_corpus_workloads_namespace_and_class_alike(platforms, today, monkeypatch):
-    corpora = {**policy_stacks(), **upstream_stacks(platforms),
-               **{f"shipped {s}": platforms(s) for s in ("aws-dev + examples", "aws-prod", "gcp-dev", "aws-karpenter")}}
+def test_the_plan_and_the_pack_read_every_corpus_workloads_namespace_and_class_alike(platforms, today):
+    from nodepools.offline.analyzer_wire import analyzer_resources
+    from nodepools.offline.engine import Run
+    from nodepools.plan.model import resources
+
+    # Stack name -> (platform or None, resources). A platform is converted once, by the plan as by the
+    # client (each resource on its own: a stack's request is its platform's messages and its own).
+    corpora: dict[str, tuple[str | None, list]] = {name: (None, items) for name, items in policy_stacks().items()}
+    corpora.update(upstream_stacks())
+    corpora.update({f"shipped {s}": (s, []) for s in ("aws-dev + examples", "aws-prod", "gcp-dev", "aws-karpenter")})
+    converted = {p: (resources(Run(resources=platforms(p))), analyzer_resources(platforms(p)))
+                 for p in {p for p, _ in corpora.values() if p}}
     probe = PackProbe(today)
     differ, workloads, by_dependency = {}, 0, 0
-    for name, items in corpora.items():
-        plan, pack = plan_side(items, today), probe.side(items, monkeypatch)
+    for name, (platform, items) in corpora.items():
+        plan_resources, messages = converted[platform] if platform else (None, None)
+        plan, pack = plan_side(items, today, plan_resources), probe.side(items, messages)
         assert plan.keys() == pack.keys(), name
         differ.update({(name, urn.rsplit("::", 1)[-1]): (plan[urn], pack[urn]) for urn in plan if plan[urn] != pack[urn]})
         workloads += len(plan)
-        by_dependency += sum(1 for r in items if getattr(r, "property_dependencies", {}).get("metadata")
-                             and r.urn in plan)
+        by_dependency += sum(1 for r in items if r.property_dependencies.get("metadata") and r.urn in plan)
     assert differ == {}
     # The corpora hold the cases a second reader would get wrong, and enough of everything else.
     assert by_dependency >= 2 and workloads >= 150 and len(corpora) >= 100
