@@ -52,8 +52,8 @@ test: $(STAMP)
 
 # The policy suite on every calendar boundary of tests/suite_dates.py (for each minor's end of standard
 # support on either cloud, and its end of life: the day before, the day, the day after; 2026-12-01 to
-# 2028-12-31), then on the run's own UTC date, which the pack reads itself (--today run). About half an
-# hour on 2 cores; make test runs its fast slice: the date-dependent tests (@pytest.mark.dated) on every
+# 2028-12-31), then on the run's own UTC date, which the pack reads itself (--today run). About ten
+# minutes on 2 cores; make test runs its fast slice: the date-dependent tests (@pytest.mark.dated) on every
 # boundary, the rest on the suite's pinned date. One date: pytest tests/policy --today YYYY-MM-DD.
 CALENDAR_TESTS ?= tests/policy
 test-calendar: $(STAMP)
