@@ -99,7 +99,7 @@ refresh-upstream: $(STAMP)
 	$(VENV)/bin/python tools/refresh_upstream.py \
 		$(if $(AUTOSCALER_GIT),--autoscaler-git $(AUTOSCALER_GIT)) $(if $(KUEUE_GIT),--kueue-git $(KUEUE_GIT)) \
 		$(if $(NVIDIA_GIT),--nvidia-git $(NVIDIA_GIT)) $(if $(GMP_GIT),--gmp-git $(GMP_GIT)) \
-		$(if $(KARPENTER_GIT),--karpenter-git $(KARPENTER_GIT))
+		$(if $(KARPENTER_GIT),--karpenter-git $(KARPENTER_GIT)) $(if $(DRA_GIT),--dra-git $(DRA_GIT))
 
 # Copy the upstream manifests of tests/upstream/index.yaml into tests/upstream/vendored/ at
 # their pinned commits. Needs a git clone (its git directory) of each repository to copy from:

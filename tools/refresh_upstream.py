@@ -4,7 +4,7 @@ Bumping a pin is one command plus a diff: change the pin (``ChartVersions``
 defaults, ``nodepools.spec.kube_versions.MINORS``, ``upstream.GMP_RELEASE``), fetch
 the repositories (any clone or bare mirror with tags), then
 
-    make refresh-upstream AUTOSCALER_GIT=... KUEUE_GIT=... NVIDIA_GIT=... GMP_GIT=...
+    make refresh-upstream AUTOSCALER_GIT=... KUEUE_GIT=... NVIDIA_GIT=... GMP_GIT=... DRA_GIT=...
     (or: python tools/refresh_upstream.py --autoscaler-git DIR ...; env NODEPOOLS_<NAME>_GIT)
 
 and read ``git diff``: new patch releases, removed or deprecated flags, chart
@@ -33,7 +33,7 @@ PACKAGE = ROOT / "components" / "nodepools" / "guardrails"
 LICENSE = "Apache-2.0"
 REPOS = {"autoscaler": "kubernetes/autoscaler", "kueue": "kubernetes-sigs/kueue",
          "nvidia": "NVIDIA/k8s-device-plugin", "gmp": "GoogleCloudPlatform/prometheus-engine",
-         "karpenter": "aws/karpenter-provider-aws"}
+         "karpenter": "aws/karpenter-provider-aws", "dra": "kubernetes-sigs/dra-driver-nvidia-gpu"}
 KUEUE_CRDS = ("resourceflavors", "clusterqueues", "localqueues", "topologies", "admissionchecks",
               "provisioningrequestconfigs")
 KUEUE_FEATURES = "pkg/features/kube_features.go"
@@ -90,7 +90,7 @@ def _pins() -> dict[str, Any]:
     charts = ChartVersions()
     return {"minors": list(SUPPORTED_KUBERNETES_VERSIONS), "autoscaler_chart": charts.cluster_autoscaler,
             "kueue": charts.kueue, "nvidia": charts.nvidia_device_plugin, "gmp": upstream.GMP_RELEASE,
-            "karpenter": charts.karpenter}
+            "karpenter": charts.karpenter, "dra": charts.nvidia_dra_driver}
 
 
 def autoscaler_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
@@ -207,6 +207,18 @@ def nvidia_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
     return {"chart_nvidia-device-plugin.json": {"_source": _source(repo, chart_dir, ref, git.commit(ref)), **chart}}
 
 
+def dra_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
+    """NVIDIA's DRA driver chart at the pin: version, values key tree, the OCI reference its install
+    guide uses, and the DeviceClasses its templates publish (docs/design.md section 11.4)."""
+    ref, repo, chart_dir = f"v{pins['dra']}", REPOS["dra"], "deployments/helm/dra-driver-nvidia-gpu"
+    chart = facts.chart_facts(git.show(ref, f"{chart_dir}/Chart.yaml"), git.show(ref, f"{chart_dir}/values.yaml"))
+    chart["oci_reference"] = facts.oci_chart_reference(git.show(ref, "docs/install.md"))
+    classes = [facts.dra_device_class(git.show(ref, path)) for path in git.ls(ref, f"{chart_dir}/templates")
+               if path.rsplit("/", 1)[-1].startswith("deviceclass-")]
+    chart["device_classes"] = sorted((c for c in classes if c is not None), key=lambda c: c["name"])
+    return {"chart_dra-driver-nvidia-gpu.json": {"_source": _source(repo, chart_dir, ref, git.commit(ref)), **chart}}
+
+
 def gmp_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
     ref, repo = pins["gmp"], REPOS["gmp"]
     commit = git.commit(ref)
@@ -219,7 +231,7 @@ def gmp_files(git: Git, pins: dict[str, Any]) -> dict[str, Any]:
 
 
 READERS = {"autoscaler": autoscaler_files, "kueue": kueue_files, "nvidia": nvidia_files, "gmp": gmp_files,
-           "karpenter": karpenter_files}
+           "karpenter": karpenter_files, "dra": dra_files}
 
 
 def refresh(git_dirs: dict[str, str | Path], package: Path = PACKAGE, readme: Path | None = ROOT / "README.md",

@@ -184,3 +184,40 @@ _FEATURE_GATE = re.compile(r"([A-Z][A-Za-z]+)=\{\{\s*\.Values\.settings\.feature
 def feature_gates(deployment_template: str) -> dict[str, str]:
     """Karpenter's FEATURE_GATES as its chart builds them: gate name -> ``settings.featureGates`` key."""
     return dict(_FEATURE_GATE.findall(deployment_template))
+
+
+# NVIDIA's DRA driver chart (kubernetes-sigs/dra-driver-nvidia-gpu: deployments/helm/dra-driver-nvidia-gpu/
+# templates/deviceclass-*.yaml): each template publishes one DeviceClass behind a values switch, with one
+# CEL selector and, on resource.k8s.io/v1 only, an extendedResourceName.
+_CLASS_SWITCH = re.compile(r"\{\{-?\s*if\s+\.Values\.([\w.]+)\s*-?\}\}")
+_CLASS_NAME = re.compile(r"^kind: DeviceClass\s*\nmetadata:\s*\n\s+name:\s*(\S+)", re.M)
+_CLASS_EXPRESSION = re.compile(r"^\s+expression:\s*\"(.*)\"\s*$", re.M)
+_CLASS_EXTENDED = re.compile(r'if eq \$resourceApiVersion "(resource\.k8s\.io/\w+)"\s*\}\}\s*\n'
+                             r"\s*extendedResourceName:\s*(\S+)")
+
+
+def dra_device_class(template: str) -> dict[str, Any] | None:
+    """The DeviceClass one chart template publishes: ``name``, ``expression``, the values key that
+    switches it on (``enabled_by``) and, where the template sets one, ``extended_resource_name`` with
+    the only API version it is written on (``extended_resource_api``); None for another template."""
+    name = _CLASS_NAME.search(template)
+    if name is None:
+        return None
+    switch, expressions = _CLASS_SWITCH.search(template), _CLASS_EXPRESSION.findall(template)
+    if switch is None or len(expressions) != 1:
+        raise ValueError(f"DeviceClass {name[1]}: expected one values switch and one CEL selector")
+    out: dict[str, Any] = {"name": name[1], "expression": expressions[0], "enabled_by": switch[1]}
+    if extended := _CLASS_EXTENDED.search(template):
+        out.update(extended_resource_api=extended[1], extended_resource_name=extended[2])
+    return out
+
+
+_OCI_CHART = re.compile(r"helm install \S+ (oci://\S+)")
+
+
+def oci_chart_reference(install_doc: str) -> str:
+    """The OCI reference the install guide installs the chart from."""
+    found = _OCI_CHART.search(install_doc)
+    if found is None:
+        raise ValueError("no `helm install NAME oci://...` line in the install guide")
+    return found[1]

@@ -18,8 +18,9 @@ is one import away::
         group = my_stack.platform.pools["training"].registered.resource
         return group.capacity_type.apply(lambda capacity: assert_equal(capacity, "SPOT"))
 
-Works in both modes: with ``preview=True`` computed outputs are unknown, as in a
-real preview. Subclass and override ``outputs`` to add your own. Mocks that return
+Works in both modes: with ``preview=True`` it answers as a real preview does, the
+inputs alone: a new resource's id, auto-names and every computed output (nested ones
+such as a Kubernetes object's ``metadata.uid`` included) are unknown. Subclass and override ``outputs`` to add your own. Mocks that return
 inputs alone leave out what only a cloud computes; the components then stop with an
 error naming the missing value (they never build, say, an IAM role that trusts nobody).
 """
@@ -38,8 +39,9 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 
 class NodepoolsMocks(pulumi.runtime.Mocks):
-    """Outputs = inputs + an auto-name (``name``, the resource's own name, when not
-    given) + the computed outputs nodepools' components read; invokes return ``{}``.
+    """During an update, outputs = inputs + an auto-name (``name``, the resource's own name,
+    when not given) + the computed outputs nodepools' components read; during a preview, the
+    inputs with everything else unknown (``nodepools.offline.fakes``). Invokes return ``{}``.
 
     ``stack_outputs`` maps a stack name (``org/project/stack``) to the outputs a
     ``StackReference`` of that stack returns (whatever the reference's own resource name), e.g.
@@ -51,13 +53,17 @@ class NodepoolsMocks(pulumi.runtime.Mocks):
     def outputs(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         if type_ == STACK_REFERENCE:
             return {**inputs, "outputs": self.stack_outputs.get(inputs.get("name", name), {}), "secretOutputNames": []}
+        if pulumi.runtime.is_dry_run():
+            return preview_outputs(type_, name, inputs)
         state = {"name": name, **inputs}
-        outputs = preview_outputs if pulumi.runtime.is_dry_run() else fake_outputs
-        state.update(outputs(type_, name, inputs))
+        state.update(fake_outputs(type_, name, inputs))
         return state
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        return f"{args.name}-id", self.outputs(args.typ, args.name, dict(args.inputs))
+        # A preview creates nothing: a new resource's id is unknown (the empty id a provider's
+        # preview answers); a read keeps the id it asked for.
+        created = "" if pulumi.runtime.is_dry_run() else f"{args.name}-id"
+        return args.resource_id or created, self.outputs(args.typ, args.name, dict(args.inputs))
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
         return {}

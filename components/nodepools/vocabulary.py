@@ -218,6 +218,10 @@ TYPE_RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
 TYPE_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 TYPE_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 TYPE_HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+# A chart installs through either (pulumi-kubernetes helm.v3.Release, helm.v4.Chart).
+HELM_TYPES = (TYPE_HELM_RELEASE, "kubernetes:helm.sh/v4:Chart")
+# The NVIDIA GPU Operator's chart: its device plugin (ClusterPolicy) or its DRA stack (GPUCluster).
+GPU_OPERATOR_CHART = "gpu-operator"
 TYPE_PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 # Google Managed Prometheus rule kinds (namespaced, cluster-wide, project-wide).
 TYPE_GMP_RULES_PREFIX = "kubernetes:monitoring.googleapis.com/v1:"
@@ -239,6 +243,43 @@ TYPE_DRA_DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 TYPE_DRA_RESOURCE_CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
 TYPE_DRA_RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
 DRA_TYPES = (TYPE_DRA_DEVICE_CLASS, TYPE_DRA_RESOURCE_CLAIM, TYPE_DRA_RESOURCE_CLAIM_TEMPLATE)
+class GpuAllocation(str, Enum):
+    """How GPU pools hand out their GPUs (docs/design.md section 11.4): ``device-plugin``, NVIDIA's
+    device plugin (GKE's own on GKE), or ``dra``, NVIDIA's DRA driver."""
+
+    DEVICE_PLUGIN = "device-plugin"
+    DRA = "dra"
+
+
+# NVIDIA's DRA driver for GPUs (kubernetes-sigs/dra-driver-nvidia-gpu; docs/design.md section 11.4):
+# the driver name its ResourceSlices carry, and the DeviceClasses its chart publishes
+# (deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-*.yaml@v0.4.1): whole GPUs (type
+# gpu; the class that maps nvidia.com/gpu), MIG devices (type mig), passthrough (type vfio).
+NVIDIA_DRA_DRIVER = "gpu.nvidia.com"
+DRA_CLASS_GPU = "gpu.nvidia.com"
+DRA_CLASS_MIG = "mig.nvidia.com"
+DRA_CLASS_VFIO = "vfio.gpu.nvidia.com"
+DRA_CHART_CLASSES = (DRA_CLASS_GPU, DRA_CLASS_MIG, DRA_CLASS_VFIO)
+# The driver's chart (kubernetes-sigs, 0.4+) and its name before the move (NVIDIA/k8s-dra-driver-gpu,
+# up to 25.12); the images of both, the GPU Operator's copy included (nvcr.io/nvidia/dra-driver-nvidia-gpu).
+DRA_DRIVER_CHARTS = ("dra-driver-nvidia-gpu", "nvidia-dra-driver-gpu")
+DRA_DRIVER_IMAGES = ("dra-driver-nvidia-gpu", "k8s-dra-driver-gpu")
+# The GPU Operator's DRA stack (NVIDIA/gpu-operator: api/nvidia/v1alpha1/gpucluster_types.go@v26.7.0).
+TYPE_GPU_CLUSTER = "kubernetes:nvidia.com/v1alpha1:GPUCluster"
+# A ResourceQuota caps the devices a namespace's claims of one class request with this key
+# (kubernetes/kubernetes: pkg/quota/v1/evaluator/core/resource_claims.go).
+DRA_QUOTA_DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+
+
+def dra_mig_profile_class(profile: str) -> str:
+    """nodepools' DeviceClass of one MIG profile's devices on a DRA platform, e.g.
+    ``mig-1g.10gb.nodepools.io``: it maps ``nvidia.com/mig-<profile>`` (docs/design.md section 11.4)."""
+    return f"mig-{profile}.nodepools.io"
+
+
+def dra_quota_key(device_class: str) -> str:
+    """The ResourceQuota key capping the devices claims of ``device_class`` request."""
+    return device_class + DRA_QUOTA_DEVICES_SUFFIX
 
 # --- our component type tokens (frozen once released) ---------------------------
 COMPONENT_NODE_POOL = "nodepools:pools:NodePool"

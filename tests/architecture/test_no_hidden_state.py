@@ -33,6 +33,12 @@ STATEFUL_TYPES = frozenset({
 })
 
 
+# Public API the standard library spells with an underscore (documented as such): os._exit ends a
+# process without running cleanup (https://docs.python.org/3/library/os.html#os._exit; the plan's
+# program host ends so, whatever threads a program left running).
+PUBLIC_UNDERSCORED = frozenset({"os._exit"})
+
+
 def private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -64,7 +70,7 @@ def private_uses(tree: ast.Module) -> list[str]:
             base = node.value
             while isinstance(base, ast.Attribute):
                 base = base.value
-            if isinstance(base, ast.Name) and base.id in modules:
+            if isinstance(base, ast.Name) and base.id in modules and ast.unparse(node) not in PUBLIC_UNDERSCORED:
                 found.append(f"{ast.unparse(node)}")
     return found
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nodepools.offline.lifeline import LAUNCHER
 from nodepools.pack.runtime import pack_python
 from nodepools.plan.cli import main
 from nodepools.policies.registry import POLICIES
@@ -52,11 +53,13 @@ def test_the_project_s_policy_dir_wins_and_runs_with_its_own_venv(capsys, projec
     pack = project / "policy"
     shutil.copytree(REPO / "policy", pack, ignore=shutil.ignore_patterns("venv", "__pycache__"))
     used = tmp_path / "used"
-    fake_venv(pack, f'echo "$@" > {used}\nexec {sys.executable} "$@"\n')
+    fake_venv(pack, f'printf "%s\\0" "$@" > {used}\nexec {sys.executable} "$@"\n')
     assert pack_python(pack) == str(pack / "venv" / "bin" / "python")
     code, result = plan(capsys, project)
     assert (code, result["policy"]["path"]) == (0, str(pack))
-    assert used.read_text().split() == ["-u", "-m", "pulumi.policy", "127.0.0.1:0", "."]
+    # As the engine boots a pack (`python -u -m pulumi.policy ENGINE .`): the same module and arguments,
+    # run by the launcher that ties the pack's life to the plan's (nodepools.offline.lifeline).
+    assert used.read_text().split("\0")[:-1] == ["-u", "-c", LAUNCHER, "pulumi.policy", "127.0.0.1:0", "."]
 
 
 def test_a_pack_that_cannot_start_is_exit_2_with_its_error(capsys, project):

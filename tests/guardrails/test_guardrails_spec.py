@@ -29,7 +29,9 @@ def test_defaults_are_the_documented_ones():
         "resident": "services", "batch": "batch", "gpu-inference": "inference", "gpu-training": "training"}
     assert (spec.batch_quota_share, spec.kubernetes_version, spec.kueue.value) == (0.5, "1.35", "auto")
     assert spec.charts.model_dump() == {"nvidia_device_plugin": "0.20.0", "cluster_autoscaler": "9.59.0",
-                                        "cluster_autoscaler_image": None, "kueue": "0.19.2", "karpenter": "1.14.1"}
+                                        "cluster_autoscaler_image": None, "kueue": "0.19.2", "karpenter": "1.14.1",
+                                        "nvidia_dra_driver": "0.4.1"}
+    assert spec.gpu_allocation is None  # the cloud's default for the minor (guardrails/gpu_allocation.py)
     assert spec.autoscaler_image == "v1.35.2"  # the autoscaler release of the cluster's minor
 
 
@@ -85,7 +87,8 @@ def test_limit_range_request_above_limit():
 def test_unknown_field_is_refused():
     assert spec_errors(batch_share=0.5) == [
         "batch_share: unknown field (allowed: namespaces, batch_quota_share, kubernetes_version, kueue, "
-        "kueue_pods_ready_timeout_minutes, alerts, quota_priority_class_scopes, limit_range, charts, addons, atomic_provisioning)"]
+        "kueue_pods_ready_timeout_minutes, alerts, quota_priority_class_scopes, limit_range, charts, addons, "
+        "atomic_provisioning, gpu_allocation)"]
 
 
 def test_gpu_class_namespace_without_a_pool_of_that_class():

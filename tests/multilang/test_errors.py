@@ -29,14 +29,13 @@ def eks_python(pools=None, guardrails=None, region="us-west-2", **cluster):
     return build
 
 
-def gke_python(pools=None, **cluster):
+def gke_python(pools=None, guardrails=None, **cluster):
     def build(k8s_provider):
         target = GkeCluster("demo", location="us-central1", project="acme-ml-prod",
                             default_zones=["us-central1-a", "us-central1-b"], resource_labels={"team": "ml"},
                             gpu_driver_version="LATEST", **cluster)
-        Platform("p", target, {"pools": pools or GKE_POOLS, "guardrails": {"kueue": "off",
-                                                                           "quota_priority_class_scopes": True}},
-                 k8s_provider)
+        Platform("p", target, {"pools": pools or GKE_POOLS, "guardrails": {
+            "kueue": "off", "quota_priority_class_scopes": True, **(guardrails or {})}}, k8s_provider)
     return build
 
 
@@ -119,6 +118,16 @@ CASES = {
         "EksPlatform", guardrail_edit(["alerts", "forMinute"], 5.0),
         eks_python(guardrails={**EKS_GUARDRAILS, "alerts": {**EKS_GUARDRAILS["alerts"], "for_minute": 5}}),
         "guardrails.alerts.forMinute", "ruleLabels, alarmActions, cpuThrottlingRatio, cpuStealRatio, forMinutes)"),
+    # docs/design.md section 11.4: the same gate for gpu_allocation on every door.
+    "unknown gpu allocation": ("EksPlatform", guardrail_edit(["gpuAllocation"], "mig"),
+                               eks_python(guardrails={**EKS_GUARDRAILS, "gpu_allocation": "mig"}),
+                               "guardrails.gpuAllocation", "Input should be 'device-plugin' or 'dra'"),
+    "dra below its minor": ("EksPlatform", guardrail_edit(["gpuAllocation"], "dra"),
+                            eks_python(guardrails={**EKS_GUARDRAILS, "gpu_allocation": "dra"}),
+                            "guardrails.gpuAllocation", "gpuAllocation 'dra' needs Kubernetes 1.36 or newer"),
+    "dra on gke": ("GkePlatform", lambda config: config.setdefault("guardrails", {}).update(gpuAllocation="dra"),
+                   gke_python(guardrails={"gpu_allocation": "dra"}),
+                   "guardrails.gpuAllocation", "gpuAllocation 'dra' is not available on gcp"),
     "zone outside the region": ("GkePlatform", pool_edit(1, zones=["europe-west4-a"]),
                                 gke_python(pools=patched(GKE_POOLS, lambda p: p[1].update(zones=["europe-west4-a"]))),
                                 "pools[1].zones[0]", None),

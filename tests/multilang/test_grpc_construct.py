@@ -24,6 +24,7 @@ from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2, prov
 from pulumi.runtime.proto import resource_pb2, resource_pb2_grpc
 from pulumi.runtime.sync_await import _ensure_event_loop
 
+from nodepools.offline.fakes import preview_outputs
 from multilang_configs import EKS_WIRE, eks_python
 from multilang_harness import as_python_api, python_api
 
@@ -35,8 +36,11 @@ RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 
 
 class _Mocks(mocks.Mocks):
+    """Answers as a preview (the Construct requests are dry runs), the way the offline engine
+    that runs the Python API does: the inputs, every computed value and a new resource's id unknown."""
+
     def new_resource(self, args):
-        return f"{args.name}-id", dict(args.inputs)
+        return args.resource_id or "", preview_outputs(args.typ, args.name, dict(args.inputs))
 
     def call(self, args):
         return {}

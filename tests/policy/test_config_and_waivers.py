@@ -92,7 +92,7 @@ def test_spread_turns_one_pack_config_into_per_policy_config(check):
     assert config["spot-checkpointing"] == {"spotCheckpointMax": "1h", "exemptNamespaces": ["services"]}
     assert config["topology-spread"] == {"exemptNamespaces": ["services"],
                                          "waivers": [waiver("topology-spread", "api", "2999-12-31")]}
-    assert len(config) == 33  # every policy (32) and "all"
+    assert len(config) == 34  # every policy (33) and "all"
     fx = no_gpu_quota().edit("quota-batch", lambda p: p["spec"]["hard"].pop(GPU_Q))
     assert fired(check(fx, config)) == {("gpu-quota", fx.urn("quota-batch"))}
     dated = spread({"today": "2027-03-28", "cluster-version": {"today": "2027-03-27"}})
@@ -137,6 +137,6 @@ def test_pack_wide_settings_reach_exactly_the_policies_that_read_them():
     assert {name for name, entry in config.items() if "nodeAgentNamespaces" in entry} == {
         "no-blanket-tolerations", "toleration-approval"}
     assert {name for name, entry in config.items() if "nodeLabelSources" in entry} == {
-        "gpu-device-plugin", "gpu-toleration-needs-gpu", "spot-checkpointing", "schedulable", "gpu-nodes-gpu-only",
+        "gpu-device-plugin", "gpu-allocation-single", "gpu-toleration-needs-gpu", "spot-checkpointing", "schedulable", "gpu-nodes-gpu-only",
         "resident-off-spot", "shared-pool-off-peak", "gpu-model-selected", "training-disruption", "gpu-memory-fit",
         "inference-scale-headroom"}

@@ -6,7 +6,7 @@ from nodepools.policies.settings import Settings, parse_settings
 # docs/design.md section 3, in table order.
 DESIGN_NAMES = [
     "pool-taints", "gpu-pool-taint", "inference-on-demand", "scale-to-zero", "autoscaler-hints", "gpu-device-plugin",
-    "namespace-quota", "gpu-quota", "batch-limitrange", "priority-class-assigned", "workload-class-declared",
+    "gpu-allocation-single", "namespace-quota", "gpu-quota", "batch-limitrange", "priority-class-assigned", "workload-class-declared",
     "no-blanket-tolerations", "toleration-approval", "gpu-toleration-needs-gpu", "resident-guaranteed-qos",
     "spot-checkpointing", "gang-scheduling", "model-load-probes", "topology-spread", "schedulable",
     "gpu-nodes-gpu-only", "resident-off-spot", "cluster-version", "throttling-monitoring", "shared-pool-off-peak",
@@ -14,7 +14,8 @@ DESIGN_NAMES = [
     "inference-scale-headroom", "gpu-node-repair",
 ]
 MANDATORY = {"pool-taints", "gpu-pool-taint", "inference-on-demand", "no-blanket-tolerations",
-             "gpu-toleration-needs-gpu", "namespace-quota", "gpu-quota", "schedulable", "resident-off-spot"}
+             "gpu-toleration-needs-gpu", "namespace-quota", "gpu-quota", "schedulable", "resident-off-spot",
+             "gpu-allocation-single"}
 
 
 def test_registry_names_are_the_design_names_in_order():

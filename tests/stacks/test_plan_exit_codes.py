@@ -3,7 +3,7 @@ violated mandatory policy; no traceback reaches the user (issue 26)."""
 import json
 from pathlib import Path
 
-from nodepools.plan import training
+from nodepools.plan import stages
 from nodepools.plan.cli import main
 
 INTERNAL = "nodepools could not read an input (a bug in nodepools: please report it with this line): "
@@ -48,7 +48,7 @@ def test_an_exception_inside_nodepools_is_one_line_exit_2_and_a_failed_report(tm
     def broken(_run, _view):
         raise TypeError("unhashable type: 'list'")
 
-    monkeypatch.setattr(training, "training_report", broken)
+    monkeypatch.setattr(stages, "training_report", broken)
     report = tmp_path / "plan.json"
     code = main(["plan", "--project-dir", str(app(tmp_path, "import pulumi\n")), "--stack", "dev", "--no-policy",
                  "--json-file", str(report)])
@@ -58,7 +58,7 @@ def test_an_exception_inside_nodepools_is_one_line_exit_2_and_a_failed_report(tm
     [error] = document["errors"]
     assert (error["kind"], error["file"], error["line"]) == ("internal", None, None)
     # The innermost nodepools line: the plan's call into the function that raised.
-    assert error["message"].startswith(f"{INTERNAL}TypeError at nodepools/plan/cli.py:")
+    assert error["message"].startswith(f"{INTERNAL}TypeError at nodepools/plan/stages.py:")
     assert error["message"].endswith(": unhashable type: 'list'")
     assert "Traceback" not in err
 
@@ -94,3 +94,39 @@ def test_a_policy_config_nested_too_deeply_is_a_policy_error_and_exit_2(tmp_path
     assert [(e["kind"], e["message"]) for e in document["errors"]] == [
         ("policy", f"the policy pack could not run: --policy-pack-config {config}: nested too deeply to read")]
     assert "Traceback" not in "".join(capsys.readouterr())
+
+
+def test_pack_new_never_writes_through_a_link_that_leads_outside_its_folder(tmp_path, capsys):
+    """With or without --force, a pack file's name that is a symbolic link out of the folder (to a
+    file, or dangling) is refused naming the link, before anything is written."""
+    outside = tmp_path / "outside.py"
+    outside.write_text("precious\n")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "__main__.py").symlink_to(outside)
+    (pack / "requirements.txt").symlink_to(tmp_path / "not-there.txt")
+    for force in ([], ["--force"]):
+        assert main(["pack", "new", str(pack), *force]) == 2
+        assert capsys.readouterr().err == (
+            f"nodepools pack new: {pack / '__main__.py'} is a symbolic link to {outside}, outside {pack}: refusing "
+            "to write through it (remove the link, or choose another folder)\n")
+    assert outside.read_text() == "precious\n"
+    assert not (tmp_path / "not-there.txt").exists() and not (pack / "PulumiPolicy.yaml").exists()
+    (pack / "__main__.py").unlink()
+    assert main(["pack", "new", str(pack), "--force"]) == 2
+    assert f"{pack / 'requirements.txt'} is a symbolic link to {tmp_path / 'not-there.txt'}, outside" \
+        in capsys.readouterr().err
+    assert not (tmp_path / "not-there.txt").exists()
+
+
+def test_pack_new_force_writes_through_a_link_that_stays_inside_its_folder(tmp_path, capsys):
+    from nodepools.pack import pack_files
+    pack = tmp_path / "pack"
+    (pack / "src").mkdir(parents=True)
+    (pack / "src" / "main.py").write_text("old\n")
+    (pack / "__main__.py").symlink_to(pack / "src" / "main.py")
+    assert main(["pack", "new", str(pack)]) == 2  # the file exists: --force is still needed
+    assert main(["pack", "new", str(pack), "--force"]) == 0
+    assert (pack / "__main__.py").is_symlink()
+    assert (pack / "src" / "main.py").read_text() == pack_files()["__main__.py"]
+    capsys.readouterr()

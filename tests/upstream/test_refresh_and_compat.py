@@ -234,6 +234,63 @@ def test_refresh_names_the_missing_chart_tag(autoscaler_repo, tmp_path):
                      pins={"minors": ["1.36"], "autoscaler_chart": "9.99.0"})
 
 
+DRA_CHART = "deployments/helm/dra-driver-nvidia-gpu"
+DRA_GPU_CLASS = """{{- if .Values.resources.gpus.enabled }}
+{{- $resourceApiVersion := (include "dra-driver-nvidia-gpu.resourceApiVersion" . | trim) }}
+---
+apiVersion: {{ $resourceApiVersion }}
+kind: DeviceClass
+metadata:
+  name: gpu.nvidia.com
+spec:
+  selectors:
+  - cel:
+      expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"
+  {{- if eq $resourceApiVersion "resource.k8s.io/v1" }}
+  extendedResourceName: nvidia.com/gpu
+  {{- end }}
+{{- end }}
+"""
+DRA_MIG_CLASS = """{{- if .Values.resources.gpus.enabled }}
+---
+apiVersion: {{ include "dra-driver-nvidia-gpu.resourceApiVersion" . }}
+kind: DeviceClass
+metadata:
+  name: mig.nvidia.com
+spec:
+  selectors:
+  - cel:
+      expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"
+{{- end }}
+"""
+
+
+def test_refresh_reads_the_dra_driver_chart_and_the_device_classes_it_publishes(tmp_path):
+    """The templates as kubernetes-sigs/dra-driver-nvidia-gpu writes them at v0.4.1 (abridged)."""
+    repo = tmp_path / "dra"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    _commit(repo, {f"{DRA_CHART}/Chart.yaml": 'version: "0.4.1"\nappVersion: "0.4.1"\n',
+                   f"{DRA_CHART}/values.yaml": "resourceApiVersion: ''\nresources:\n  gpus:\n    enabled: true\n",
+                   f"{DRA_CHART}/templates/deviceclass-gpu.yaml": DRA_GPU_CLASS,
+                   f"{DRA_CHART}/templates/deviceclass-mig.yaml": DRA_MIG_CLASS,
+                   f"{DRA_CHART}/templates/kubeletplugin.yaml": "kind: DaemonSet\n",
+                   "docs/install.md": "helm install dra-driver-nvidia-gpu oci://registry.k8s.io/dra/charts/x \\\n"},
+            "v0.4.1")
+    (tmp_path / "pkg" / "upstream").mkdir(parents=True)
+    [written] = _tool().refresh({"dra": repo / ".git"}, package=tmp_path / "pkg", readme=None, pins={"dra": "0.4.1"})
+    chart = json.loads(written.read_text())
+    assert (written.name, chart["version"], chart["oci_reference"]) == (
+        "chart_dra-driver-nvidia-gpu.json", "0.4.1", "oci://registry.k8s.io/dra/charts/x")
+    assert chart["keys"] == {"resourceApiVersion": None, "resources": {"gpus": {"enabled": None}}}
+    assert chart["device_classes"] == [
+        {"name": "gpu.nvidia.com", "expression": "device.driver == 'gpu.nvidia.com' && "
+         "device.attributes['gpu.nvidia.com'].type == 'gpu'", "enabled_by": "resources.gpus.enabled",
+         "extended_resource_api": "resource.k8s.io/v1", "extended_resource_name": "nvidia.com/gpu"},
+        {"name": "mig.nvidia.com", "expression": "device.driver == 'gpu.nvidia.com' && "
+         "device.attributes['gpu.nvidia.com'].type == 'mig'", "enabled_by": "resources.gpus.enabled"}]
+
+
 def test_the_readme_compatibility_table_is_the_generated_one():
     readme = (ROOT / "README.md").read_text()
     assert compat.BEGIN in readme, "README.md has no generated compatibility table"

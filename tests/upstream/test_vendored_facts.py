@@ -13,6 +13,7 @@ from nodepools.guardrails import GuardrailsSpec, upstream
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.autoscaler import EXTRA_ARGS, autoscaler_values
 from nodepools.guardrails.device_plugin import device_plugin_values
+from nodepools.guardrails.dra_driver import dra_driver_values
 from nodepools.guardrails.kueue import kueue_values
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES, ChartVersions
 from nodepools.spec.cluster import ClusterPools
@@ -21,7 +22,8 @@ from nodepools.spec.pool import PoolSpec
 from nodepools.vocabulary import Cloud
 
 # Values the chart passes through without a schema: any key is allowed below them.
-FREE_FORM = {"cluster-autoscaler": {("extraArgs",)}, "kueue": set(), "nvidia-device-plugin": set()}
+FREE_FORM = {"cluster-autoscaler": {("extraArgs",)}, "kueue": set(), "nvidia-device-plugin": set(),
+             "dra-driver-nvidia-gpu": set()}
 
 
 def unknown_keys(values: Any, shape: Any, free_form: set[tuple[str, ...]], path: tuple[str, ...] = ()) -> list[str]:
@@ -55,7 +57,7 @@ def test_pinned_chart_versions_are_the_vendored_ones():
     charts = ChartVersions()
     assert {name: upstream.chart(name)["version"] for name in upstream.CHARTS} == {
         "cluster-autoscaler": charts.cluster_autoscaler, "kueue": charts.kueue,
-        "nvidia-device-plugin": charts.nvidia_device_plugin}
+        "nvidia-device-plugin": charts.nvidia_device_plugin, "dra-driver-nvidia-gpu": charts.nvidia_dra_driver}
 
 
 def test_every_value_we_set_is_a_key_of_the_pinned_chart(cluster):
@@ -65,6 +67,7 @@ def test_every_value_we_set_is_a_key_of_the_pinned_chart(cluster):
                                                 "arn:aws:iam::123456789012:role/ca"),
         "kueue": kueue_values(spec, cluster),
         "nvidia-device-plugin": device_plugin_values(cluster),
+        "dra-driver-nvidia-gpu": dra_driver_values(cluster),
     }
     for name, values in rendered.items():
         assert unknown_keys(values, upstream.chart(name)["keys"], FREE_FORM[name]) == [], name

@@ -78,6 +78,9 @@ class Guardrails(pulumi.ComponentResource):
         self.releases = {r.key: self._release(r, crd if r.key in ("kueue", "cluster-autoscaler") else [])
                          for r in plan.releases}
         self._register_kueue(plan)
+        # nodepools' own DeviceClasses (per MIG profile, gpu_allocation dra); the driver's chart publishes its own.
+        for o in plan.device_classes:
+            self._typed(k8s.resource.v1.DeviceClass, f"deviceclass-{o['metadata']['name']}", o)
         if plan.prometheus_rule is not None:
             ns = [self.namespace_resources[plan.alerts_class]] if plan.alerts_class else []
             self._custom("alerts-cpu-contention", plan.prometheus_rule, ns)

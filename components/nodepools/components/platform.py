@@ -19,6 +19,7 @@ from nodepools.components.pools import NodePool
 from nodepools.components.providers import require_kubernetes_provider
 from nodepools.components.validated import ValidatedPlatform, installs_autoscaler, validate_platform
 from nodepools.guardrails import autoscaler
+from nodepools.guardrails.gpu_allocation import resolved_allocation
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.karpenter import is_karpenter, karpenter_pools
 from nodepools.vocabulary import COMPONENT_PLATFORM
@@ -60,6 +61,10 @@ class Platform(pulumi.ComponentResource):
         if installs_autoscaler(cluster.cloud, args, cluster_pools):
             role_arn = cluster.register_cluster_autoscaler_identity(autoscaler.NAMESPACE, autoscaler.SERVICE_ACCOUNT,
                                                                     parent=self)
+        # A target whose pools depend on how GPUs are handed out (EKS: cluster-autoscaler's GPU label)
+        # learns it before any pool registers; the cloud's default when the guardrails name none.
+        if (bind := getattr(cluster, "bind_gpu_allocation", None)) is not None:
+            bind(resolved_allocation(args.guardrails.gpu_allocation, cluster.cloud, args.guardrails.kubernetes_version))
         child = pulumi.ResourceOptions(parent=self)
         pools = {p.name: NodePool(f"{resource_name}-{p.name}", p, cluster, opts=child, validated=validated)
                  for p in args.pools if not is_karpenter(p)}

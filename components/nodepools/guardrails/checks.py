@@ -20,7 +20,8 @@ Errors (each names its field):
 
 The add-ons' needs (``addon_problems``: the region, an autoscaler release for the
 cluster's Kubernetes version, add-on modes, alert delivery, a Kueue new enough for its
-objects, ``atomic_provisioning: on`` with a pool to provision) and the CloudWatch
+objects, ``atomic_provisioning: on`` with a pool to provision, the GPU allocation:
+``dra_checks.py``) and the CloudWatch
 alarms' registrar (``alarm_problems``) are checked here too, once, by the gate.
 
 Allowed on purpose: a batch namespace without a batch pool (batch then runs
@@ -36,6 +37,8 @@ from nodepools.guardrails.addon_modes import AddonsSpec, installs_cluster_autosc
 from nodepools.guardrails.addons import CLOUD_ADDONS
 from nodepools.guardrails.alerts_spec import AlertBackend, AlertsSpec
 from nodepools.guardrails.capacity import largest_node
+from nodepools.guardrails.dra_checks import gpu_allocation_problems
+from nodepools.guardrails.dra_driver import uses_dra
 from nodepools.guardrails.provisioning import provisioning_problems
 from nodepools.guardrails.topology import kueue_version_problems
 from nodepools.guardrails.repair import karpenter_repair_problems
@@ -96,7 +99,7 @@ def spec_problems(spec: GuardrailsFields, problems: Problems) -> None:
 
 
 def chart_problems(charts: ChartVersions, problems: Problems, root: Root = ()) -> None:
-    for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue", "karpenter"):
+    for field in ("nvidia_device_plugin", "cluster_autoscaler", "kueue", "karpenter", "nvidia_dra_driver"):
         value = getattr(charts, field)
         if not _CHART_VERSION.match(value):
             problems.add(root + (field,), f"chart version {value!r} must be an exact version MAJOR.MINOR.PATCH "
@@ -158,7 +161,9 @@ def addon_problems(cloud: Cloud, cluster: ClusterPools, region: Any, problems: P
     addons = CLOUD_ADDONS[cloud]
     modes = spec.addons if spec is not None else AddonsSpec()
     if spec is not None:
-        addon_mode_problems(spec.addons, cluster.pools, problems, spec_root, addons.nvidia_device_plugin)
+        addon_mode_problems(spec.addons, cluster.pools, problems, spec_root,
+                            addons.nvidia_device_plugin and not uses_dra(spec, cloud))
+        gpu_allocation_problems(cloud, cluster, spec, problems, root, spec_root)
         alert_delivery.alert_problems(spec, cloud, problems, spec_root)
         kueue_version_problems(spec, cluster, problems, spec_root)
         provisioning_problems(spec, cluster, problems, spec_root)

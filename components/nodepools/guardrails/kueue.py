@@ -33,6 +33,7 @@ from nodepools.clouds.topology import pool_topology
 from nodepools.guardrails import derive, provisioning, topology
 from nodepools.guardrails.addons import KUEUE_CHART, HelmRelease
 from nodepools.guardrails.capacity import cpu_quantity, max_capacity, memory_quantity
+from nodepools.guardrails.dra_driver import kueue_device_class_mappings
 from nodepools.guardrails.addon_placement import system_placement, tolerations_for
 from nodepools.guardrails.spec import KUEUE_NAMESPACE, GuardrailsSpec
 from nodepools.spec.cluster import ClusterPools
@@ -103,10 +104,12 @@ def local_queues(spec: GuardrailsSpec, cluster: ClusterPools) -> list[tuple[Pool
             for c in derive.queued_classes(cluster.pools)]
 
 
-def manager_config(spec: GuardrailsSpec) -> dict[str, Any]:
+def manager_config(spec: GuardrailsSpec, device_class_mappings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The whole controller config: the chart replaces its default with this, so the
-    ports and leader-election settings its Deployment expects are restated."""
-    return {
+    ports and leader-election settings its Deployment expects are restated. With NVIDIA's
+    DRA driver, ``resources.deviceClassMappings`` counts DRA GPUs in the GPU quota
+    (``nodepools.guardrails.dra_driver.kueue_device_class_mappings``)."""
+    config: dict[str, Any] = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
         "health": {"healthProbeBindAddress": ":8081"},
@@ -120,12 +123,16 @@ def manager_config(spec: GuardrailsSpec) -> dict[str, Any]:
         },
         "integrations": {"frameworks": list(FRAMEWORKS)},
     }
+    if device_class_mappings:
+        config["resources"] = {"deviceClassMappings": device_class_mappings}
+    return config
 
 
 def kueue_values(spec: GuardrailsSpec, cluster: ClusterPools) -> dict[str, Any]:
     # The chart takes the config as one YAML string (managerConfig.controllerManagerConfigYaml).
     return {
-        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(manager_config(spec), sort_keys=False)},
+        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(
+            manager_config(spec, kueue_device_class_mappings(spec, cluster)), sort_keys=False)},
         "controllerManager": system_placement(cluster),
     }
 

@@ -15,8 +15,10 @@ from nodepools.guardrails import alert_delivery
 from nodepools.guardrails.alerts import cloudwatch_alarms, prometheus_rule
 from nodepools.guardrails.autoscaler import autoscaler_release
 from nodepools.guardrails.device_plugin import device_plugin_release
+from nodepools.guardrails.dra_driver import (dra_driver_release, dra_quota_hard, profile_classes, published_classes,
+                                             uses_dra)
 from nodepools.guardrails.kueue import cluster_queues, kueue_release, local_queues, resource_flavors
-from nodepools.guardrails.namespaces import limit_ranges, namespaces, resource_quotas
+from nodepools.guardrails.namespaces import QUOTA_NAME, limit_ranges, namespaces, resource_quotas
 from nodepools.guardrails.priority import priority_classes
 from nodepools.guardrails.spec import GuardrailsSpec
 from nodepools.guardrails.warm_objects import WarmPlan, warm_plan
@@ -55,10 +57,15 @@ class GuardrailsPlan:
     alerts_where: str = ""
     # Warm capacity of the gpu-inference pools (guardrails/warm_objects.py); None when no pool keeps any.
     warm: WarmPlan | None = None
+    # gpu_allocation dra (guardrails/dra_driver.py): NVIDIA's DRA driver instead of the device plugin,
+    # the DeviceClasses its release publishes (shown, not registered) and nodepools' own (registered).
+    dra_driver: HelmRelease | None = None
+    published_device_classes: list[Obj] = field(default_factory=list)
+    device_classes: list[Obj] = field(default_factory=list)
 
     @property
     def releases(self) -> list[HelmRelease]:
-        return [r for r in (self.device_plugin, self.cluster_autoscaler, self.kueue) if r is not None]
+        return [r for r in (self.device_plugin, self.dra_driver, self.cluster_autoscaler, self.kueue) if r is not None]
 
 
 def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: Any, region: Any = None,
@@ -70,7 +77,9 @@ def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: A
     pools = cluster.pools
     plan = GuardrailsPlan(priority_classes(), namespaces(spec, pools), resource_quotas(spec, pools),
                           limit_ranges(spec, pools))
-    if addons.nvidia_device_plugin and spec.addons.install_device_plugin:
+    if uses_dra(spec, cluster.cloud):
+        _dra(plan, cluster, spec)
+    elif addons.nvidia_device_plugin and spec.addons.install_device_plugin:
         plan.device_plugin = device_plugin_release(cluster, spec)
     if installs_cluster_autoscaler(not addons.cluster_autoscaler, spec.addons, pools):
         plan.cluster_autoscaler = autoscaler_release(cluster, spec, addons, cluster_name, region, role_arn)
@@ -95,3 +104,15 @@ def guardrails_plan(cluster: ClusterPools, spec: GuardrailsSpec, cluster_name: A
     if plan.warm is not None:
         plan.priority_classes.append(plan.warm.priority_class)
     return plan
+
+
+def _dra(plan: GuardrailsPlan, cluster: ClusterPools, spec: GuardrailsSpec) -> None:
+    """NVIDIA's DRA driver serves the GPU pools: its release, the classes, and each quota's DRA entries."""
+    plan.dra_driver = dra_driver_release(cluster, spec)
+    if plan.dra_driver is None:
+        return
+    plan.published_device_classes = published_classes(spec)
+    plan.device_classes = profile_classes(cluster, spec)
+    for pool_class, quota in plan.resource_quotas:
+        own = quota["metadata"]["name"] == QUOTA_NAME
+        quota["spec"]["hard"].update(dra_quota_hard(cluster.pools, pool_class, zero=not own))

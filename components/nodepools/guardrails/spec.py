@@ -15,10 +15,11 @@ from nodepools.guardrails.spec_fields import (ADDON_NAMESPACE, AUTOSCALER_IMAGE_
                                               KUEUE_NAMESPACE, RESERVED_NAMESPACES, AtomicProvisioning,
                                               ChartVersions, GuardrailsFields, KueueMode, LimitRangeSpec)
 from nodepools.spec.errors import Problems
+from nodepools.vocabulary import GpuAllocation
 
 __all__ = ["ADDON_NAMESPACE", "AUTOSCALER_IMAGE_BY_KUBERNETES", "DEFAULT_NAMESPACES", "KUEUE_NAMESPACE",
            "RESERVED_NAMESPACES", "AlertBackend", "AlertsSpec", "AtomicProvisioning", "ChartVersions",
-           "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
+           "GpuAllocation", "GuardrailsSpec", "KueueMode", "LimitRangeSpec"]
 
 
 class GuardrailsSpec(GuardrailsFields):

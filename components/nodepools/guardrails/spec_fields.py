@@ -24,7 +24,7 @@ from nodepools.guardrails.alerts_spec import AlertsSpec
 from nodepools.spec.model import RealNumber, WholeNumber
 from nodepools.spec.model import StrictModel as _Strict
 from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION
-from nodepools.vocabulary import KUBE_SYSTEM, SYSTEM_NAMESPACES, WARM_NAMESPACE, PoolClass
+from nodepools.vocabulary import KUBE_SYSTEM, SYSTEM_NAMESPACES, WARM_NAMESPACE, GpuAllocation, PoolClass
 
 DEFAULT_NAMESPACES: dict[PoolClass, str] = {
     PoolClass.RESIDENT: "services",
@@ -74,13 +74,16 @@ class ChartVersions(_Strict):
     MAJOR.MINOR.PATCH; the defaults are the fields'. Karpenter's chart
     (``oci://public.ecr.aws/karpenter/karpenter``) is used only when the cluster has Karpenter
     pools; ``cluster_autoscaler_image`` None takes the autoscaler release of the cluster's
-    Kubernetes minor (``AUTOSCALER_IMAGE_BY_KUBERNETES``)."""
+    Kubernetes minor (``AUTOSCALER_IMAGE_BY_KUBERNETES``). NVIDIA's DRA driver chart is used only
+    with ``gpu_allocation: dra`` and must be a release whose facts nodepools vendored
+    (``guardrails/dra_checks.py``)."""
 
     nvidia_device_plugin: str = "0.20.0"
     cluster_autoscaler: str = "9.59.0"
     cluster_autoscaler_image: str | None = None
     kueue: str = "0.19.2"
     karpenter: str = "1.14.1"
+    nvidia_dra_driver: str = "0.4.1"
 
 
 class LimitRangeSpec(_Strict):
@@ -116,6 +119,9 @@ class GuardrailsFields(_Strict):
     - ``limit_range``, ``charts``: see ``LimitRangeSpec``, ``ChartVersions``.
     - ``addons``: which add-ons are installed, disabled or already running
       (``nodepools.guardrails.addon_modes.AddonsSpec``; default: install all).
+    - ``gpu_allocation``: how GPU pools hand out their GPUs, ``device-plugin`` or ``dra``
+      (NVIDIA's DRA driver; docs/design.md section 11.4); None (default) takes the cloud's
+      default for the cluster's minor (``nodepools.guardrails.gpu_allocation``).
     """
 
     namespaces: dict[PoolClass, str] = Field(default_factory=dict)
@@ -129,6 +135,7 @@ class GuardrailsFields(_Strict):
     charts: ChartVersions = Field(default_factory=ChartVersions)
     addons: AddonsSpec = Field(default_factory=AddonsSpec)
     atomic_provisioning: AtomicProvisioning = AtomicProvisioning.AUTO
+    gpu_allocation: GpuAllocation | None = None
 
     @property
     def autoscaler_image(self) -> str | None:

@@ -25,25 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from nodepools import vocabulary as v
+from nodepools.inventory.dra_classes import ClassKind, class_kind, device_class_is_gpu, published_classes, \
+    selected_profile
 from nodepools.inventory.resource import Resource
 from nodepools.inventory.values import UNKNOWN, as_list, dig, is_unknown
 
-NVIDIA_GPU_DRIVER = "gpu.nvidia.com"
-
-
-def device_class_is_gpu(props: Any) -> Any:
-    """True when a selector names the NVIDIA GPU driver; UNKNOWN when a selector is unknown."""
-    selectors = dig(props, "spec", "selectors")
-    if is_unknown(selectors):
-        return UNKNOWN
-    answer: Any = False
-    for selector in as_list(selectors):
-        expression = dig(selector, "cel", "expression")
-        if is_unknown(expression):
-            answer = UNKNOWN
-        elif isinstance(expression, str) and NVIDIA_GPU_DRIVER in expression:
-            return True
-    return answer
+__all__ = ["ALL", "DraIndex", "GpuAlternative", "GpuClaim", "claimed_gpus", "claims_gpu", "device_class_is_gpu",
+           "read_index", "requested_devices"]
 
 
 ALL = "All"  # allocationMode All: every matching device of the node
@@ -61,8 +49,9 @@ def _count(request: Any) -> Any:
 
 
 def requested_devices(devices: Any) -> Any:
-    """A claim spec's ``devices.requests``: per request, its alternatives as (device class, count)
-    pairs (``exactly`` is one alternative, ``firstAvailable`` lists several); UNKNOWN when unknown."""
+    """A claim spec's ``devices.requests``: per request, its alternatives as (device class, count,
+    the MIG profile its own selectors name or None) (``exactly`` is one alternative,
+    ``firstAvailable`` lists several); UNKNOWN when unknown."""
     requests = dig(devices, "requests")
     if is_unknown(requests):
         return UNKNOWN
@@ -73,7 +62,8 @@ def requested_devices(devices: Any) -> Any:
             out.append(UNKNOWN)
             continue
         options = ([exactly] if exactly is not None else []) + as_list(alternatives)
-        out.append(tuple((dig(o, "deviceClassName"), _count(o)) for o in options))
+        out.append(tuple((dig(o, "deviceClassName"), _count(o), selected_profile(dig(o, "selectors")))
+                         for o in options))
     return out
 
 
@@ -83,6 +73,7 @@ class DraIndex:
     ``gpuDeviceClasses`` (``extra_gpu_classes``). Built by ``read_index``, never changed after."""
 
     gpu_classes: dict[str, Any] = field(default_factory=dict)  # class name -> True/False/UNKNOWN
+    kinds: dict[str, ClassKind] = field(default_factory=dict)  # GPU class name -> whole GPUs or MIG slices
     # (namespace, name) -> requested_devices of the claim (or template)
     claims: dict[tuple[str, str], Any] = field(default_factory=dict)
     templates: dict[tuple[str, str], Any] = field(default_factory=dict)
@@ -91,25 +82,35 @@ class DraIndex:
     def is_gpu_class(self, name: str) -> Any:
         return True if name in self.extra_gpu_classes else self.gpu_classes.get(name, False)
 
+    def kind(self, name: str) -> ClassKind:
+        """Whole GPUs (also for a gpuDeviceClasses name the stack does not declare) or MIG slices."""
+        return self.kinds.get(name, ClassKind())
+
 
 def read_index(resources: Iterable[Resource], extra_gpu_classes: Iterable[str] = ()) -> DraIndex:
     """Index the DRA objects among ``resources``."""
     index = DraIndex(extra_gpu_classes=frozenset(extra_gpu_classes))
+    published: dict[str, ClassKind] = {}
     for resource in resources:
-        type_ = resource.type
+        type_, props = resource.type, resource.props
         if type_ not in v.DRA_TYPES:
+            published.update(published_classes(type_, props))
             continue
-        props = resource.props
         name = dig(props, "metadata", "name", default=resource.name)
         namespace = dig(props, "metadata", "namespace", default="default")
         if not isinstance(name, str) or not isinstance(namespace, str):
             continue
         if type_ == v.TYPE_DRA_DEVICE_CLASS:
             index.gpu_classes[name] = device_class_is_gpu(props)
+            if index.gpu_classes[name] is True:
+                index.kinds[name] = class_kind(props)
         elif type_ == v.TYPE_DRA_RESOURCE_CLAIM:
             index.claims[(namespace, name)] = requested_devices(dig(props, "spec", "devices"))
         else:
             index.templates[(namespace, name)] = requested_devices(dig(props, "spec", "spec", "devices"))
+    for name, kind in published.items():  # a class the stack declares is read from its declaration
+        if name not in index.gpu_classes:
+            index.gpu_classes[name], index.kinds[name] = True, kind
     return index
 
 
@@ -130,17 +131,33 @@ def _claimed(spec: Any, index: DraIndex, namespace: Any) -> Any:
     return out
 
 
-def _gpu_alternatives(request: Any, index: DraIndex) -> tuple[list[Any], bool]:
-    """(counts of the GPU alternatives of one request, whether some alternative is undecided)."""
+@dataclass(frozen=True)
+class GpuAlternative:
+    """One way a device request is met: ``count`` devices (a number, ``ALL`` or UNKNOWN) of whole
+    GPUs, or of MIG slices (``mig``) of ``profile`` (None: any profile)."""
+
+    count: Any
+    mig: bool = False
+    profile: str | None = None
+
+    @property
+    def least(self) -> float:
+        """Devices it takes at least: every request takes one, whatever its unknown count."""
+        return 1.0 if self.count == ALL or is_unknown(self.count) else float(self.count)
+
+
+def _gpu_alternatives(request: Any, index: DraIndex) -> tuple[list[GpuAlternative], bool]:
+    """(the GPU alternatives of one request, whether some alternative is undecided)."""
     if is_unknown(request):
         return [], True
-    counts, open_ = [], False
-    for name, count in request:
+    found, open_ = [], False
+    for name, count, profile in request:
         verdict = UNKNOWN if is_unknown(name) else (index.is_gpu_class(name) if isinstance(name, str) else False)
         if verdict is True:
-            counts.append(count)
+            kind = index.kind(name)
+            found.append(GpuAlternative(count, kind.mig, (kind.profile or profile) if kind.mig else None))
         open_ = open_ or is_unknown(verdict)
-    return counts, open_
+    return found, open_
 
 
 def claims_gpu(spec: Any, index: DraIndex, namespace: Any = None) -> Any:
@@ -149,8 +166,8 @@ def claims_gpu(spec: Any, index: DraIndex, namespace: Any = None) -> Any:
     cannot see it); with ``namespace`` None, claims of any namespace of that name count."""
     answer: Any = False
     for request in _claimed(spec, index, namespace):
-        counts, open_ = _gpu_alternatives(request, index)
-        if counts:
+        found, open_ = _gpu_alternatives(request, index)
+        if found:
             return True
         answer = UNKNOWN if open_ else answer
     return answer
@@ -158,29 +175,22 @@ def claims_gpu(spec: Any, index: DraIndex, namespace: Any = None) -> Any:
 
 @dataclass(frozen=True)
 class GpuClaim:
-    """The GPUs a pod's DRA claims take on one node (docs/design.md sections 8 and 9): at least
-    ``count`` (each GPU request's ``count``, 1 for ``allocationMode: All``, which also takes
-    ``whole_node``), ``open_`` when a claim, class or count preview cannot see may add more."""
+    """The GPU devices a pod's DRA claims take on one node (docs/design.md sections 8, 9 and 11.4):
+    per GPU request, its alternatives (whole GPUs or MIG slices; ``placement.claims`` picks, per
+    pool, the smallest one the node offers); ``open_`` when a claim, class or count preview cannot
+    see may add more. A request with ``allocationMode: All`` takes every matching device of the
+    node, at least one."""
 
-    count: float
-    whole_node: bool
-    open_: bool
-
-    def describe(self) -> str:
-        if self.whole_node:
-            return "every GPU of a node"
-        return f"{self.count:g} GPU{'s' if self.count != 1 else ''}"
+    requests: tuple[tuple[GpuAlternative, ...], ...] = ()
+    open_: bool = False
 
 
 def claimed_gpus(spec: Any, index: DraIndex, namespace: Any = None) -> GpuClaim:
-    """The GPUs the pod's claims take; of several alternatives (``firstAvailable``) the smallest."""
-    total, whole, open_ = 0.0, False, False
+    """The GPU requests of the pod's claims."""
+    requests, open_ = [], False
     for request in _claimed(spec, index, namespace):
-        counts, undecided = _gpu_alternatives(request, index)
-        open_ = open_ or undecided or any(is_unknown(c) for c in counts)
-        # Every request takes one device at least, whatever its unknown count.
-        least = [1.0 if c == ALL or is_unknown(c) else c for c in counts]
-        if least:
-            total += min(least)
-            whole = whole or all(c == ALL for c in counts)
-    return GpuClaim(total, whole, open_)
+        found, undecided = _gpu_alternatives(request, index)
+        open_ = open_ or undecided or any(is_unknown(a.count) for a in found)
+        if found:
+            requests.append(tuple(found))
+    return GpuClaim(tuple(requests), open_)

@@ -21,6 +21,8 @@ class ChartVersions(TypedDict):
     """Kueue chart version."""
     karpenter: NotRequired[str]
     """Karpenter chart version."""
+    nvidia_dra_driver: NotRequired[str]
+    """NVIDIA DRA driver chart version (gpu_allocation dra), one of the releases nodepools checked."""
 
 
 class AddonMode(TypedDict):
@@ -110,3 +112,7 @@ class Guardrails(TypedDict):
     """All-or-nothing capacity for gangs, one of auto (a ProvisioningRequest admission check on the training
     pools the cloud's autoscaler scales), on (also with an existing cluster-autoscaler; refused without such a
     pool), off."""
+    gpu_allocation: NotRequired[str]
+    """How GPU pools hand out their GPUs, one of device-plugin (NVIDIA's device plugin; GKE's own on GKE), dra
+    (NVIDIA's DRA driver, EKS from Kubernetes 1.36). Unset: the cloud's default for the cluster's minor
+    (device-plugin, and dra on EKS from 1.37)."""

@@ -127,17 +127,21 @@ class Run:
 
 
 class _OfflineMocks(pulumi.runtime.Mocks):
-    """Preview returns the inputs with every computed output unknown, as a real preview;
-    an update adds plausible fake outputs (``nodepools.offline.fakes``)."""
+    """A preview returns the inputs alone, every computed output unknown, a new resource's id
+    too, as a real preview; an update adds plausible fake outputs and ids
+    (``nodepools.offline.fakes``)."""
 
     def __init__(self, run: Run, preview: bool) -> None:
         self._run = run
         self._preview = preview
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        if self._preview:
+            # The empty id is what a provider's preview of a create answers; the SDK reads it as
+            # unknown. A read (``get``) keeps the id it asked for.
+            return args.resource_id or "", preview_outputs(args.typ, args.name, args.inputs)
         state = dict(args.inputs)
-        outputs = preview_outputs if self._preview else fake_outputs
-        state.update(outputs(args.typ, args.name, args.inputs))
+        state.update(fake_outputs(args.typ, args.name, args.inputs))
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):

@@ -14,6 +14,7 @@ nothing outside itself. The repository's ``policy/`` is exactly this output
 """
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -25,6 +26,10 @@ PACK_FILES = (*TEMPLATE_FILES, "requirements.txt")
 
 class PackExistsError(FileExistsError):
     """``write_pack`` would overwrite a pack file."""
+
+
+class PackLinkError(OSError):
+    """A pack file's name is a symbolic link that leads outside the pack folder."""
 
 
 def requirements_text(version: str = nodepools.__version__) -> str:
@@ -46,16 +51,39 @@ def pack_files(version: str = nodepools.__version__) -> dict[str, str]:
 
 def write_pack(directory: Path, *, force: bool = False) -> list[Path]:
     """Write the pack into ``directory`` (created if missing); refuses to overwrite
-    an existing pack file unless ``force``. Returns the written paths."""
+    an existing pack file unless ``force``, and to write through a symbolic link that
+    leads outside ``directory`` (``PackLinkError``, with or without ``force``), before
+    anything is written. Returns the written paths."""
     directory = Path(directory)
     files = pack_files()
-    existing = [directory / name for name in files if (directory / name).exists()]
+    targets = {name: _inside(directory, name) for name in files}
+    existing = [directory / name for name in files if os.path.lexists(directory / name)]
     if existing and not force:
         raise PackExistsError(f"{directory} already holds {', '.join(p.name for p in existing)}; "
                               "pass --force to overwrite")
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in files.items():
-        (directory / name).write_text(text)
+        _write(targets[name], text)
         written.append(directory / name)
     return written
+
+
+def _inside(directory: Path, name: str) -> Path:
+    """Where writing ``directory / name`` lands: the file itself, or the file a symbolic link
+    there leads to when that is inside ``directory`` (a link elsewhere is refused)."""
+    path = directory / name
+    if not path.is_symlink():
+        return path
+    target = path.resolve()
+    if not target.is_relative_to(directory.resolve()):
+        raise PackLinkError(f"{path} is a symbolic link to {target}, outside {directory}: refusing to write "
+                            "through it (remove the link, or choose another folder)")
+    return target
+
+
+def _write(path: Path, text: str) -> None:
+    # O_NOFOLLOW: a link put in the file's place after the check is refused, never followed.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)

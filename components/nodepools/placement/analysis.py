@@ -37,7 +37,8 @@ from nodepools.inventory.stack_model import StackModel, WorkloadRef
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import PodTemplate, Workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
-from nodepools.placement.capacity import NOT_IN_TABLE, fits_claim, fits_pool
+from nodepools.placement.capacity import NOT_IN_TABLE, fits_pool
+from nodepools.placement.claims import fits_claim
 from nodepools.placement.nodelabels import NodeLabels, node_labels
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
 from nodepools.inventory.tri import Tri
@@ -96,7 +97,7 @@ def _taint_check(spec: dict, pool: PoolView) -> tuple[Tri, str]:
     return True, ""
 
 
-_NO_CLAIM = GpuClaim(0.0, False, False)
+_NO_CLAIM = GpuClaim()
 
 
 def _size_check(spec: dict, pool: PoolView, claim: GpuClaim) -> tuple[Tri, str]:

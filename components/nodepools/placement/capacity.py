@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from nodepools.inventory import gpu_offer
-from nodepools.inventory.dra import GpuClaim
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.quantities import GIB
 from nodepools.inventory.values import UNKNOWN, is_unknown
@@ -159,24 +158,3 @@ def fits_pool(requests: Mapping[str, float], pool: PoolView) -> tuple[Tri, str]:
     if undecided:
         return UNKNOWN, undecided[0]
     return False, answers[0][1]
-
-
-def fits_claim(claim: GpuClaim, pool: PoolView) -> tuple[Tri, str]:
-    """A pod's DRA GPU claims against one node of ``pool`` (docs/design.md section 8): only a GPU
-    pool serves them, with that many GPUs on one node. The node's GPUs are its devices, whatever
-    the device plugin's sharing advertises."""
-    if claim.count <= 0:
-        return (UNKNOWN, "its DRA claims are unknown at preview: cannot judge size") if claim.open_ else (True, "")
-    wants = f"its DRA claims (resourceClaims) ask for {claim.describe()}"
-    if pool.is_gpu is False:
-        return False, f"{wants}, and the pool has no GPU"
-    sizes = node_sizes(pool)
-    if pool.is_gpu is True and any(not is_unknown(s.gpus) and s.gpus >= claim.count for s in sizes):
-        return (UNKNOWN, f"{wants}, and more are unknown at preview: cannot judge size") if claim.open_ else (True, "")
-    unsized = [s for s in sizes if is_unknown(s.gpus)]
-    if pool.is_gpu is True and not unsized:
-        most = max(sizes, key=lambda s: s.gpus)
-        return False, f"{wants}, more than the {most.gpus:g} of one {most.instance_type} node"
-    if unsized and isinstance(unsized[0].instance_type, str):
-        return UNKNOWN, f"instance type {unsized[0].instance_type} {NOT_IN_TABLE}: cannot judge size"
-    return UNKNOWN, "whether the pool has GPUs, or how many per node, is unknown at preview: cannot judge size"

@@ -2,10 +2,12 @@
 (``nodepools pack new``).
 
 Exit status: 0 planned; 1 a mandatory policy is violated; 2 anything else (bad
-arguments, config or project; the program failed; the pack could not run). Every
-failure is a message, never a traceback; the JSON report (``--json``, ``--json-file``)
-is written whatever the result (``report.schema.json``: ``schemaVersion``, ``status``
-ok | violations | invalid | failed, ``errors`` with config path, file and line).
+arguments, config or project; the program failed, ended early or ran past ``--timeout``;
+the pack could not run or answer in time; a file could not be written); 130 (143)
+stopped by Ctrl-C (SIGTERM). Every failure is a message, never a traceback; the JSON
+report (``--json``, ``--json-file``) is written whatever the result (``report.schema.json``:
+``schemaVersion``, ``status`` ok | violations | invalid | failed | interrupted, ``errors``
+with config path, file and line; ``nodepools.plan.outcome``).
 """
 from __future__ import annotations
 
@@ -19,13 +21,21 @@ from pathlib import Path
 from typing import Any
 
 import nodepools
-from nodepools.pack import PackExistsError, write_pack
+from nodepools.pack import PackExistsError, PackLinkError, write_pack
+from nodepools.plan import guard
+from nodepools.plan.outcome import (EXIT_ERROR, EXIT_OK, EXIT_POLICY, INVALID_KINDS, RESULTS, empty, error,
+                                    status_of)
 from nodepools.plan.project import Project, ProjectError, find_project, load_project
 from nodepools.plan.terminal import Terminal
 
-EXIT_OK, EXIT_POLICY, EXIT_ERROR = 0, 1, 2
-# Error kinds: the input is wrong (invalid) or something could not run (failed).
-INVALID_KINDS = ("usage", "project", "config")
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_POLICY", "INVALID_KINDS", "RESULTS", "main", "parser", "report_document",
+           "status_of"]
+
+# --timeout's default, for each program and for the pack. The largest runs measured take well
+# under a minute (BENCHMARKS.md: a pack pass over 10,000 workloads, 17.5 s on 2 shared cores;
+# the 30-cluster fleet program); ten minutes leaves room for a slow, shared CI runner many
+# times over, and still ends a hung gate long before a CI job's own limit (GitHub Actions: 6 h).
+DEFAULT_TIMEOUT_SECONDS = 600.0
 
 PLAN_HELP = """\
 Run a Pulumi project's real program under Pulumi's mock engine, as `pulumi preview`
@@ -43,9 +53,15 @@ this package; a pack folder with its own virtualenv runs with that virtualenv's
 Python, as the Pulumi CLI runs it. Relative paths are taken from the directory you
 run the command in.
 
+Each program runs in a child process of its own: one that ends before its run finished
+(os._exit, a crash) fails the plan, and so does a program or pack that runs past
+--timeout; both are stopped, and nothing the plan started outlives it.
+
 exit status: 0 planned; 1 a mandatory policy is violated; 2 bad arguments, config
-or project, the program failed, or the pack could not run. The JSON report is
-written on every exit (--json-file), for `python -m nodepools.plan.annotations`.
+or project, the program failed, ended early or timed out, the pack could not run or
+answer in time, or a file could not be written; 130 interrupted (Ctrl-C; 143 SIGTERM).
+The JSON report is written on every exit (--json-file; status `interrupted` when
+stopped), for `python -m nodepools.plan.annotations`.
 
 examples:
   nodepools plan --stack aws-dev
@@ -111,9 +127,22 @@ def parser() -> argparse.ArgumentParser:
                       help="also write the JSON report to FILE, whatever the result")
     plan.add_argument("--report", type=Path, default=None, metavar="FILE.md",
                       help="write the placement matrix and a Mermaid diagram of pools and workloads as Markdown")
+    plan.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+                      help="stop a program, or the policy pack, that runs longer (each program from the plan's "
+                           f"start, the pack from its own; default: {DEFAULT_TIMEOUT_SECONDS:g})")
     plan.add_argument("--no-color", action="store_true",
                       help="no colour (also: NO_COLOR set; never on a pipe, in JSON or in files)")
     return root
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value
 
 
 def _date(text: str) -> date:
@@ -155,25 +184,53 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] != ["plan"]:
             print(err, file=sys.stderr)
             return EXIT_ERROR
-        return _emit(_empty(None, "?", [_error("usage", str(err))]), json_out=False, json_file=_json_file_in(argv),
+        return _emit(_empty(None, "?", [error("usage", str(err))]), json_out=False, json_file=_json_file_in(argv),
                      terminal=None)
     if args.command == "pack":
         return _pack_new(args.directory, args.force)
     terminal = Terminal.for_stdout(no_color=args.no_color)
     for name in ("project_dir", "policy_pack", "policy_pack_config", "json_file", "report"):
         setattr(args, name, _absolute(getattr(args, name)))
-    try:
-        plan = _plan(args)
-    except ProjectError as err:
-        plan = _empty(_project_or_none(args), args.stack, [_error("project", str(err), err.file, err.line)])
-    except Exception as err:  # noqa: BLE001 - every failure is a message and exit 2, never a traceback
-        plan = _empty(_project_or_none(args), args.stack, [_error("internal", _internal(err))])
-    return _emit(plan, json_out=args.json, json_file=args.json_file, terminal=terminal)
+    args.today = args.today or run_date()
+    # From here a signal (Ctrl-C, SIGTERM) stops the plan in order and it still reports; while it
+    # reports, a signal is ignored.
+    progress: Any = None
+    with guard.uninterruptible():
+        try:
+            with guard.running():
+                # Here, not at the top: the stages import the components (pulumi-kubernetes), which a core
+                # install (a pack's venv) lacks; `pack new` and `--version` work without them.
+                from nodepools.plan import stages
+                progress = stages.Progress()
+                try:
+                    plan = stages.plan(args, progress)
+                except ProjectError as err:
+                    plan = _empty(_project_or_none(args), args.stack,
+                                  [error("project", str(err), err.file, err.line)])
+                except Exception as err:  # noqa: BLE001 - every failure is a message and exit 2, never a traceback
+                    plan = _empty(_project_or_none(args), args.stack, [error("internal", _internal(err))])
+        except guard.Interrupted as stop:
+            plan = _interrupted(progress, args, stop)
+        return _emit(plan, json_out=args.json, json_file=args.json_file, terminal=terminal)
 
 
-def _internal(error: BaseException) -> str:
+def _interrupted(progress: Any, args: argparse.Namespace, stop: guard.Interrupted) -> dict[str, Any]:
+    """The report of a plan a signal stopped: what it had, and where it stopped."""
+    stage = progress.stage if progress is not None else "starting"
+    message = f"interrupted by {stop.name} while {stage}: the plan stopped there; nothing after it was judged"
+    if progress is not None and progress.plan is not None:
+        plan = progress.plan
+        plan["errors"] = [error("interrupted", message), *plan["errors"]]
+    else:
+        plan = _empty(None, args.stack, [error("interrupted", message)])
+    plan["error"] = {"kind": "interrupted", "lines": [e["message"] for e in plan["errors"]]}
+    plan["signal"] = stop.name
+    return plan
+
+
+def _internal(err: BaseException) -> str:
     from nodepools.plan.locate import internal_error_message
-    return internal_error_message(error)
+    return internal_error_message(err)
 
 
 def _project_or_none(args: argparse.Namespace) -> Project | None:
@@ -183,98 +240,9 @@ def _project_or_none(args: argparse.Namespace) -> Project | None:
         return None
 
 
-def _error(kind: str, message: str, file: Path | str | None = None, line: int | None = None,
-           config_path: str | None = None) -> dict[str, Any]:
-    return {"kind": kind, "message": message, "config_path": config_path,
-            "file": str(file) if file is not None else None, "line": line}
-
-
 def _empty(project: Project | None, stack: str, errors: list[dict[str, Any]]) -> dict[str, Any]:
     """The report of a plan that stopped before the program ran."""
-    return {"project": project.name if project else None, "stack": stack, "program": None,
-            "engine": "pulumi mock engine (preview)", "python": None,
-            "error": {"kind": errors[0]["kind"], "lines": [e["message"] for e in errors]}, "errors": errors,
-            "resources": [], "counts": {}, "pools": [], "layout": None, "cluster": None, "alerts": None,
-            "addons": [], "notes": [], "policy": None, "placement": None, "outputs": {},
-            "workload_projects": [], "project_dir": str(project.root) if project else None, "today": None}
-
-
-def _plan(args: argparse.Namespace) -> dict[str, Any]:
-    # Here, not at the top: the stack config schema imports the components (pulumi-kubernetes),
-    # which a core install (a pack's venv) lacks; `pack new` and `--version` work without them.
-    from nodepools.plan import headroom, verdicts
-    from nodepools.plan.findings import locate
-    from nodepools.plan.model import plan_view
-    from nodepools.plan.report import build_report
-    from nodepools.plan.run import run_stack, with_workloads
-    from nodepools.plan.training import training_report
-
-    project = load_project(args.project_dir) if args.project_dir else find_project()
-    stack_run = run_stack(project, args.stack)
-    apps = []
-    for spec in args.workloads:
-        directory, _, stack = spec.partition(":")
-        apps.append(run_stack(load_project(Path(os.path.abspath(directory))), stack or "dev"))
-    plan = build_report(stack_run)
-    plan["project_dir"] = str(project.root)
-    plan["workload_projects"] = [f"{a.project.root}:{a.stack}" for a in apps]
-    failed = next((a for a in apps if a.error is not None), None)
-    if plan["error"] is None and failed is not None and failed.error is not None:
-        where = f"{failed.project.root} (stack {failed.stack})"
-        plan["errors"] = [_error(failed.error.kind, f"{where}: {line}", loc.get("file"), loc.get("line"),
-                                 loc.get("config_path"))
-                          for line, loc in zip(failed.error.lines, failed.error.locations)]
-        plan["error"] = {"kind": "program", "lines": [e["message"] for e in plan["errors"]]}
-    judged = with_workloads(stack_run, apps)
-    today = args.today or run_date()
-    plan["today"] = today.isoformat()
-    view = plan_view(judged.run, today) if plan["error"] is None else None
-    if view is not None:
-        plan["training"] = training_report(judged, view)
-    if view is not None and not args.no_policy:
-        config = None
-        try:
-            config = _policy_config(args.policy_pack_config)
-            plan["policy"] = verdicts.policy_report(judged, today, args.policy_pack, config)
-        except (OSError, ValueError, verdicts.PackError) as err:
-            message = f"the policy pack could not run: {err}"
-            plan["error"] = {"kind": "policy", "lines": [message]}
-            plan["errors"] = [_error("policy", message, args.policy_pack)]
-        else:
-            registrations = judged.run.by_urn()
-            locate([*plan["policy"]["violations"], *plan["policy"]["undecided"]], registrations, project,
-                   args.stack, {a.project.name: a.project for a in apps if a.project.name != project.name})
-        plan["placement"] = verdicts.placement_matrix(view)
-        plan["headroom"] = headroom.headroom_report(view, config)
-        if args.report:
-            args.report.parent.mkdir(parents=True, exist_ok=True)
-            args.report.write_text(f"# Offline plan of {project.name}/{args.stack}\n\n{plan['placement']['markdown']}")
-            plan["notes"].append(f"Placement report (matrix and Mermaid diagram) written to {args.report}.")
-    if args.no_policy:
-        plan["notes"].append("Policies were not checked and placement was not analysed: --no-policy.")
-    return plan
-
-
-def _policy_config(path: Path | None) -> Any:
-    if path is None:
-        return None
-    try:
-        return json.loads(path.read_text())
-    except RecursionError:
-        raise ValueError(f"--policy-pack-config {path}: nested too deeply to read") from None
-
-
-def status_of(plan: dict[str, Any]) -> tuple[str, int]:
-    kinds = [e["kind"] for e in plan.get("errors") or []]
-    if kinds:
-        return ("invalid" if all(k in INVALID_KINDS for k in kinds) else "failed"), EXIT_ERROR
-    policy = plan.get("policy") or {}
-    if any(v.get("enforcement") == "mandatory" for v in policy.get("violations", [])):
-        return "violations", EXIT_POLICY
-    return "ok", EXIT_OK
-
-
-RESULTS = {"ok": "ok", "violations": "mandatory policy violated", "invalid": "error", "failed": "error"}
+    return empty(project.name if project else None, project.root if project else None, stack, errors)
 
 
 def report_document(plan: dict[str, Any]) -> dict[str, Any]:
@@ -319,7 +287,7 @@ def _pack_new(directory: Path, force: bool) -> int:
     from nodepools.plan.install_hint import pack_install_commands
     try:
         written = write_pack(directory, force=force)
-    except (PackExistsError, OSError) as err:
+    except (PackExistsError, PackLinkError, OSError) as err:
         print(f"nodepools pack new: {err}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as err:  # noqa: BLE001 - every failure is a message and exit 2, never a traceback

@@ -2,57 +2,35 @@
 
 As the Python language host does (``nodepools.plan.project``, ``.toolchain``): the
 program directory is the working directory, an entry ``.`` puts it on ``sys.path``,
-and a project with its own virtualenv runs with that virtualenv's Python, in a child
-process (``nodepools.plan.host``, which needs nodepools installed there, as a program
-that uses nodepools has it). A program whose environment is this one runs here, and
-leaves nothing behind: working directory, ``sys.path``, ``sys.argv`` and the modules
-it imported from the project are restored, so two projects with an ``infra`` package
-each plan side by side. What the program prints goes to stderr (stdout carries the plan).
+and a project with its own virtualenv runs with that virtualenv's Python.
+
+``nodepools plan`` runs each program in a child process of its own
+(``nodepools.plan.isolated``). ``run_here`` runs a program in this process (tests, tools
+that trust it; ``run_stack`` when the project's Python is this one) and leaves nothing
+behind: working directory, ``sys.path``, ``sys.argv`` and the modules it imported from the
+project are restored, so two projects with an ``infra`` package each plan side by side.
+What the program prints goes to stderr (stdout carries the plan).
 """
 from __future__ import annotations
 
-import base64
 import contextlib
-import json
 import os
 import runpy
-import subprocess
 import sys
-import tempfile
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-from google.protobuf import struct_pb2
-from pulumi.runtime import rpc
-
-from nodepools.offline.engine import Registration, Run, run_program_capture
+from nodepools.offline.engine import Run, run_program_capture
+from nodepools.plan.isolated import run_isolated
 from nodepools.plan.locate import CONFIG_PATH, config_line, error_position
-from nodepools.plan.project import Project, ProjectError, load_project, stack_config
+from nodepools.plan.project import Project, load_project, stack_config
+from nodepools.plan.stack_run import HOST_PROTOCOL, Failure, StackRun, decode_run, encode_run
 from nodepools.plan.toolchain import is_this_python, project_python
 
-HOST_PROTOCOL = 1
-
-
-@dataclass
-class Failure:
-    """Why a run stopped: ``kind`` config (the stack config is invalid) or program (it
-    raised); one location per line: its config path, file and line where known."""
-
-    kind: str
-    lines: list[str]
-    locations: list[dict[str, Any]]
-
-
-@dataclass
-class StackRun:
-    project: Project
-    stack: str
-    program: Path
-    run: Run
-    error: Failure | None
-    secret_keys: list[str] = field(default_factory=list)
-    python: str = sys.executable
+# With what nodepools.plan.stack_run holds: the plan's modules and tests import them from here.
+__all__ = ["HOST_PROTOCOL", "Failure", "StackRun", "as_the_language_host", "decode_run", "encode_run",
+           "failure_of", "load_and_run", "run_here", "run_isolated", "run_stack", "with_workloads"]
 
 
 def failure_of(error: BaseException, project: Project, stack: str) -> Failure:
@@ -117,66 +95,13 @@ def run_here(project: Project, stack: str, *, preview: bool = True) -> StackRun:
 
 
 def run_stack(project: Project, stack: str, *, preview: bool = True) -> StackRun:
-    """Execute ``project``'s program with ``stack``'s config, with the project's Python;
-    never raises for a failing program (``StackRun.error``), raises ProjectError when
-    the project, stack or environment cannot be found."""
+    """Execute ``project``'s program with ``stack``'s config, with the project's Python (here
+    when it is this one); never raises for a failing program (``StackRun.error``), raises
+    ProjectError when the project, stack or environment cannot be found."""
     python = project_python(project)
     if is_this_python(python):
         return run_here(project, stack, preview=preview)
-    assert python is not None
-    return _run_hosted(project, stack, python, preview)
-
-
-def _run_hosted(project: Project, stack: str, python: Path, preview: bool) -> StackRun:
-    with tempfile.TemporaryDirectory(prefix="nodepools-plan-") as tmp:
-        out = Path(tmp) / "run.json"
-        request = {"protocol": HOST_PROTOCOL, "project": str(project.root), "stack": stack, "preview": preview,
-                   "out": str(out)}
-        result = subprocess.run([str(python), "-m", "nodepools.plan.host", json.dumps(request)],
-                                stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
-        if not out.is_file():
-            # The last lines the host printed, without the frames of a traceback.
-            detail = [line for line in result.stderr.strip().splitlines()
-                      if not line.startswith((" ", "Traceback"))][-3:]
-            hint = " (is nodepools installed there? the plan runs the program with it)" \
-                if "No module named 'nodepools" in result.stderr else ""
-            raise ProjectError(f"the program could not run with the project's virtualenv Python {python}{hint}: "
-                               + " | ".join(detail), project.file)
-        document = json.loads(out.read_text())
-    if document.get("project_error"):
-        err = document["project_error"]
-        raise ProjectError(err["message"], Path(err["file"]) if err.get("file") else None, err.get("line"))
-    run = decode_run(document["run"])
-    failure = Failure(**document["error"]) if document.get("error") else None
-    return StackRun(project, stack, project.program(), run, failure, document.get("secret_keys", []), str(python))
-
-
-def encode_run(run: Run) -> dict[str, Any]:
-    """A run as JSON: each registration with its exact wire Struct (base64)."""
-    resources = []
-    for reg in run.resources:
-        row = asdict(replace(reg, inputs={}, wire=None, alias_specs=[]))  # type: ignore[arg-type]
-        row["wire"] = base64.b64encode(reg.wire.SerializeToString()).decode()
-        row["alias_specs"] = [base64.b64encode(a.SerializeToString()).decode() for a in reg.alias_specs]
-        resources.append(row)
-    return {"stack_urn": run.stack_urn, "resources": resources, "outputs": run.outputs, "logs": run.logs,
-            "component_outputs": run.component_outputs}
-
-
-def decode_run(data: dict[str, Any]) -> Run:
-    from pulumi.runtime.proto import alias_pb2
-    resources = []
-    for row in data["resources"]:
-        wire = struct_pb2.Struct()
-        wire.ParseFromString(base64.b64decode(row.pop("wire")))
-        aliases = [alias_pb2.Alias.FromString(base64.b64decode(a)) for a in row.pop("alias_specs")]
-        source = tuple(row.pop("source")) if row.get("source") else None
-        stack = [tuple(f) for f in row.pop("stack")]
-        row.pop("inputs", None)
-        resources.append(Registration(**row, inputs=rpc.deserialize_properties(wire, keep_unknowns=True), wire=wire,
-                                      alias_specs=aliases, source=source, stack=stack))  # type: ignore[arg-type]
-    return Run(stack_urn=data["stack_urn"], resources=resources, outputs=data["outputs"],
-               logs=[tuple(x) for x in data["logs"]], component_outputs=data["component_outputs"])  # type: ignore
+    return run_isolated([(project, stack)], preview=preview)[0]
 
 
 def with_workloads(platform: StackRun, apps: list[StackRun]) -> StackRun:

@@ -59,13 +59,15 @@ def _resource(urn: str, by_urn: dict[str, Any]) -> str:
 
 
 def policy_report(stack_run: StackRun, today: date, pack_dir: Path | None = None,
-                  pack_config: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+                  pack_config: Mapping[str, Any] | None = None, *,
+                  timeout_seconds: float | None = None) -> dict[str, Any] | None:
     """The real pack's verdicts over the run on ``today``, spoken over the Analyzer gRPC protocol
-    as ``pulumi preview --policy-pack`` would."""
+    as ``pulumi preview --policy-pack`` would; the pack gets ``timeout_seconds`` from its
+    start to its last answer (``PackTimeoutError``)."""
     with _pack_folder(pack_dir_for(stack_run, pack_dir)) as (pack, source):
         # As the Pulumi CLI: the pack's own virtualenv when it has one, else this Python.
         with PolicyPackRunner(pack_dir=pack, python=pack_python(pack), project=stack_run.project.name,
-                              stack=stack_run.stack, today=today) as runner:
+                              stack=stack_run.stack, today=today, timeout_seconds=timeout_seconds) as runner:
             info = runner.info()
             diagnostics = runner.check(stack_run.run.resources, pack_config)
     by_urn = stack_run.run.by_urn()

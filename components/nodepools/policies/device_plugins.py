@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools import vocabulary as v
+from nodepools.vocabulary import GpuAllocation
+from nodepools.inventory.dra_classes import helm_chart_name
 from nodepools.inventory.podspec import container_list, node_selector, required_node_terms
 from nodepools.inventory.podspec import tolerations
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list
@@ -39,12 +41,12 @@ from nodepools.inventory.stack_model import PoolRef
 from nodepools.policies.stack_view import StackView
 
 CHART = "nvidia-device-plugin"
-OPERATOR_CHART = "gpu-operator"
+OPERATOR_CHART = v.GPU_OPERATOR_CHART
 IMAGE = "k8s-device-plugin"
 # The image's entrypoint is the plugin; other commands of the same image are helpers.
 PLUGIN_COMMAND = "nvidia-device-plugin"
 TYPE_CLUSTER_POLICY = "kubernetes:nvidia.com/v1:ClusterPolicy"
-HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
+HELM_TYPES = v.HELM_TYPES
 # GKE gpuDriverVersion values that install no driver (docs/kubernetes-facts.md section 2).
 GKE_NO_DRIVER = (None, "", "GPU_DRIVER_VERSION_UNSPECIFIED", "INSTALLATION_DISABLED")
 CHART_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"},
@@ -73,6 +75,8 @@ class DevicePlugin:
     certain: bool = True
     # The GPU Operator: it places the plugin on GPU nodes itself (its own labels and tolerations).
     operator: bool = False
+    # What it hands out GPUs with: the device plugin, or a DRA driver (policies/dra_drivers.py).
+    allocation: GpuAllocation = GpuAllocation.DEVICE_PLUGIN
 
     def lands_on(self, pool: PoolView, label_sources: tuple[str, ...] = ()) -> tuple[Tri, str]:
         """(whether the plugin's pod lands on the pool's nodes, why not)."""
@@ -102,8 +106,7 @@ class DevicePlugin:
 
 def chart_name(res: Resource) -> Any:
     """The chart a Helm release installs (its last path segment: an OCI reference names it too), or UNKNOWN."""
-    chart = res.props.get("chart")
-    return chart if is_unknown(chart) else str(chart or "").rstrip("/").rsplit("/", 1)[-1]
+    return helm_chart_name(res.props)
 
 
 def _from_release(res: Resource) -> DevicePlugin | None:
@@ -117,11 +120,13 @@ def _from_release(res: Resource) -> DevicePlugin | None:
     values = res.props.get("values")
     namespace = res.props.get("namespace") or "default"
     if chart == OPERATOR_CHART:
+        if dig(values, "clusterPolicy", "deployCR") is False:
+            return None  # no ClusterPolicy, so no device plugin (its DRA stack: policies/dra_drivers.py)
         # Values files are not read: tolerations they may set stay unknown.
         operands = dig(values, "daemonsets")
         if res.props.get("valueYamlFiles") and "tolerations" not in as_dict(operands):
             operands = UNKNOWN
-        return _operator(res, namespace, dig(values, "devicePlugin", "enabled"), "values.daemonsets.tolerations",
+        return operator_server(res, namespace, dig(values, "devicePlugin", "enabled"), "values.daemonsets.tolerations",
                          operands)
     spec: Any = UNKNOWN
     if chart == CHART and not is_unknown(values) and not res.props.get("valueYamlFiles"):
@@ -132,20 +137,21 @@ def _from_release(res: Resource) -> DevicePlugin | None:
                         "values.tolerations/nodeSelector/affinity")
 
 
-def _operator(res: Resource, namespace: Any, enabled: Any, field: str, daemonsets: Any) -> DevicePlugin | None:
-    """The GPU Operator, unless its device plugin is disabled; ``daemonsets`` its operands'
-    settings, read like a pod spec (``tolerations`` unset: the chart's default)."""
+def operator_server(res: Resource, namespace: Any, enabled: Any, field: str, daemonsets: Any,
+              allocation: GpuAllocation = GpuAllocation.DEVICE_PLUGIN) -> DevicePlugin | None:
+    """The GPU Operator, unless its device plugin (or DRA driver) is disabled; ``daemonsets`` its
+    operands' settings, read like a pod spec (``tolerations`` unset: the chart's default)."""
     if enabled is False:
         return None
     spec = daemonsets if is_unknown(daemonsets) else dict(as_dict(daemonsets))
     if not is_unknown(spec) and spec.get("tolerations") is None:
         spec["tolerations"] = OPERATOR_TOLERATIONS
     return DevicePlugin(res, subject_of(res.type, res.name, namespace), namespace, spec, field,
-                        certain=not is_unknown(enabled), operator=True)
+                        certain=not is_unknown(enabled), operator=True, allocation=allocation)
 
 
 def _from_cluster_policy(res: Resource) -> DevicePlugin | None:
-    return _operator(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.daemonsets.tolerations",
+    return operator_server(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.daemonsets.tolerations",
                      dig(res.props, "spec", "daemonsets"))
 
 

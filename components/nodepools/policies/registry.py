@@ -7,6 +7,7 @@ elsewhere. Levels are defaults; the pack config overrides them per policy.
 from __future__ import annotations
 
 from nodepools.policies import rules_karpenter as karp
+from nodepools.policies import rules_gpu_allocation as allocation
 from nodepools.policies import rules_gpu_memory as gpumem
 from nodepools.policies import rules_inference as inference
 from nodepools.policies import rules_namespaces as ns
@@ -53,6 +54,12 @@ POLICIES: tuple[PolicySpec, ...] = (
        "selects GPU nodes only; GKE GPU pools set gpuDriverVersion DEFAULT or LATEST. Fix: install the "
        "nvidia-device-plugin chart with those tolerations and node selection / set the driver version.",
        HIGH, A, "stack", plat.check_gpu_device_plugin, ("nodeLabelSources",), topic="gpu-plumbing"),
+    # docs/design.md section 11.4: one allocator per GPU pool.
+    _p("gpu-allocation-single", "A GPU pool's GPUs are handed out by one allocator: never both a device plugin and a "
+       "DRA driver (either chart, a DaemonSet running either image, the GPU Operator's ClusterPolicy or GPUCluster), "
+       "and on EKS Auto Mode pools only Auto Mode's own. Fix: keep one per pool (nodepools: gpu_allocation "
+       "device-plugin | dra).", CRITICAL, M, "stack", allocation.check_gpu_allocation_single, ("nodeLabelSources",),
+       topic="gpu-plumbing"),
     _p("namespace-quota", "Every namespace in the stack has a ResourceQuota, and a batch namespace's quota claims at "
        "most batchQuotaShare of the resident and batch pools' cpu/memory. Fix: add (or lower) the ResourceQuota.",
        HIGH, M, "stack", ns.check_namespace_quota, ("batchQuotaShare",), topic="namespaces"),

@@ -9,7 +9,8 @@ from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, known_list
 from nodepools.inventory.tri import and3, or3
 from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
-from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, device_plugins, needs_plugin
+from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, needs_plugin
+from nodepools.policies.gpu_servers import gpu_servers
 from nodepools.policies.settings import Settings
 from nodepools.inventory.stack_model import PoolRef
 from nodepools.policies.stack_view import StackView
@@ -98,9 +99,9 @@ def check_autoscaler_hints(stack: StackView, settings: Settings) -> Iterator[Fin
 
 @one_per_resource
 def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Finding]:
-    """EKS GPU pools are reached by a NVIDIA device plugin that stays off non-GPU pools;
-    GKE GPU pools install GKE's driver."""
-    plugins = device_plugins(stack)
+    """EKS GPU pools are reached by a NVIDIA device plugin (or DRA driver: ``gpu_servers``) that
+    stays off non-GPU pools; GKE GPU pools install GKE's driver."""
+    plugins = gpu_servers(stack)
     one_cluster = stack.membership.one_cluster
     for ref in stack.pools:
         if ref.res.type == v.TYPE_GKE_NODE_POOL:

@@ -1,6 +1,7 @@
 """``EksCluster``: the ClusterTarget for an existing EKS cluster (by name)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import pulumi
@@ -18,7 +19,7 @@ from nodepools.spec.errors import Problems
 from nodepools.spec.karpenter import is_karpenter
 from nodepools.spec.pool import PoolSpec
 from nodepools.spec.syntax import dns_label_error
-from nodepools.vocabulary import Cloud
+from nodepools.vocabulary import Cloud, GpuAllocation
 
 
 class EksCluster:
@@ -165,6 +166,11 @@ class EksCluster:
     def karpenter_binding(k8s_provider: pulumi.ProviderResource, infra: KarpenterInfra,
                           depends_on: list[pulumi.Resource]) -> KarpenterBinding:
         return KarpenterBinding(k8s_provider, infra.instance_profile_name, depends_on)
+
+    def bind_gpu_allocation(self, allocation: GpuAllocation) -> None:
+        """How the platform hands out GPUs: its pools are labelled for cluster-autoscaler accordingly
+        (``translate.group_labels``). ``Platform`` binds it before any pool registers."""
+        self._context = replace(self._context, gpu_allocation=GpuAllocation(allocation))
 
     def bind_karpenter(self, binding: KarpenterBinding) -> None:
         """Where Karpenter pools register their objects (see ``KarpenterBinding``)."""

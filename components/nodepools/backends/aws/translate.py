@@ -44,6 +44,8 @@ class EksContext:
     ebs_kms_key_arn: Any = None
     attach_cni_policy: bool = True
     partition: str = "aws"
+    # How the platform hands out GPUs (``EksCluster.bind_gpu_allocation``; docs/design.md section 11.4).
+    gpu_allocation: v.GpuAllocation = v.GpuAllocation.DEVICE_PLUGIN
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class EksPoolPlan:
     launch_template_ignore_changes: tuple[str, ...] = ()
 
 
-def group_labels(spec: PoolSpec) -> dict[str, str]:
+def group_labels(spec: PoolSpec, allocation: v.GpuAllocation = v.GpuAllocation.DEVICE_PLUGIN) -> dict[str, str]:
     """The node group's ``labels``: the spec's node labels, plus cluster-autoscaler's
     GPU label on GPU pools (set at kubelet start, or the autoscaler scales up again
     before the device plugin advertises the GPUs; docs/kubernetes-facts.md section 1.4)."""
@@ -88,8 +90,13 @@ def group_labels(spec: PoolSpec) -> dict[str, str]:
     # nvidia.com/gpu as ResourceUnready (its gpu_processor; docs/kubernetes-facts.md section
     # 1.4), and a mixed-strategy MIG node advertises only nvidia.com/mig-<profile>.
     # Without it the autoscaler treats the slices as an ordinary extended resource,
-    # sized from the ASG's node-template resources tag.
-    if spec.has_gpu and spec.gpu_model is not None and spec.gpu_sharing.mode is not GpuSharingMode.MIG:
+    # sized from the ASG's node-template resources tag. Nor where NVIDIA's DRA driver hands
+    # out the GPUs: a DRA GPU is in no node's allocatable, and the AWS provider never marks a
+    # node's GPUs as DRA's (GpuConfig.DraDriverName), so every such node would be ResourceUnready
+    # (kubernetes/autoscaler: cluster-autoscaler/processors/customresources/gpu_processor.go,
+    # utils/gpu/gpu.go@cluster-autoscaler-1.36.1).
+    if spec.has_gpu and spec.gpu_model is not None and spec.gpu_sharing.mode is not GpuSharingMode.MIG and \
+            allocation is v.GpuAllocation.DEVICE_PLUGIN:
         labels[v.LABEL_AWS_ACCELERATOR] = accelerator_label(spec.gpu_model)
     # A shared pool's nodes pick their device plugin config entry (guardrails/device_plugin_config.py).
     if spec.has_gpu and (config := device_plugin_config_name(spec)) is not None:
@@ -183,7 +190,7 @@ def translate_pool(spec: PoolSpec, ctx: EksContext, prefix: str | None = None) -
     """The whole plan for one pool. ``prefix`` (default: the pool name) starts every
     resource name, so two clusters' pools of the same name can live in one stack."""
     prefix = prefix or spec.name
-    labels = group_labels(spec)
+    labels = group_labels(spec, ctx.gpu_allocation)
     capacity = CAPACITY_TYPES[spec.capacity]
     template_labels = {**labels, v.LABEL_EKS_CAPACITY_TYPE: capacity}
     tags = resource_tags(spec, ctx)

@@ -15,7 +15,7 @@ from typing import Any
 # The prometheus-engine release whose CRDs the Google Managed Prometheus rules are
 # validated against (GoogleCloudPlatform/prometheus-engine, tag v0.17.2).
 GMP_RELEASE = "v0.17.2"
-CHARTS = ("cluster-autoscaler", "kueue", "nvidia-device-plugin")
+CHARTS = ("cluster-autoscaler", "kueue", "nvidia-device-plugin", "dra-driver-nvidia-gpu")
 
 
 @lru_cache(maxsize=None)
@@ -50,6 +50,13 @@ def capacity_buffer_crd(image: str) -> dict[str, Any] | None:
 def chart(name: str) -> dict[str, Any]:
     """``version``, ``app_version``, ``keys`` (the values.yaml key tree) and ``_source`` of a chart."""
     return load(f"chart_{name}.json")
+
+
+def dra_driver_charts() -> dict[str, dict[str, Any]]:
+    """Chart version -> the vendored facts of each release of NVIDIA's DRA driver chart nodepools
+    checked (``version``, ``keys``, ``oci_reference``, ``device_classes``, ``_source``)."""
+    found = load("chart_dra-driver-nvidia-gpu.json")
+    return {found["version"]: found}
 
 
 def provisioning_crd() -> dict[str, Any]:

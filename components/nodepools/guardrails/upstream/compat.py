@@ -22,18 +22,26 @@ def reload() -> None:
 
 def table() -> str:
     """Kubernetes minors x the add-on versions nodepools installs for them."""
+    from nodepools.guardrails.gpu_allocation import DRA_SINCE, default_allocation
     from nodepools.guardrails.spec import ChartVersions
     from nodepools.spec.kube_versions import SUPPORTED_KUBERNETES_VERSIONS
+    from nodepools.spec.kube_versions import minor as minor_of
+    from nodepools.vocabulary import Cloud
     charts = ChartVersions()
     images = upstream.autoscaler_images()
     kueue, plugin = upstream.chart("kueue"), upstream.chart("nvidia-device-plugin")
+    dra = upstream.dra_driver_charts()[charts.nvidia_dra_driver]
     rows = ["| Kubernetes | cluster-autoscaler image (EKS) | cluster-autoscaler chart (EKS) | "
-            "NVIDIA device plugin chart (EKS) | Kueue chart |",
-            "|---|---|---|---|---|"]
+            "NVIDIA device plugin chart (EKS) | NVIDIA DRA driver chart (EKS, `gpu_allocation: dra`) | "
+            "GPU allocation default (EKS) | Kueue chart |",
+            "|---|---|---|---|---|---|---|"]
     for minor in SUPPORTED_KUBERNETES_VERSIONS:
         image = images.get(minor, "none released: EKS refuses this version")
+        driver = f"{charts.nvidia_dra_driver} (driver {dra['app_version']})" \
+            if minor_of(minor) >= minor_of(DRA_SINCE) else f"refused below {DRA_SINCE}"
         rows.append(f"| {minor} | {image} | {charts.cluster_autoscaler} | {charts.nvidia_device_plugin} "
-                    f"(plugin {plugin['app_version']}) | {charts.kueue} (Kueue {kueue['app_version']}) |")
+                    f"(plugin {plugin['app_version']}) | {driver} | {default_allocation(Cloud.AWS, minor).value} | "
+                    f"{charts.kueue} (Kueue {kueue['app_version']}) |")
     return "\n".join(rows)
 
 
