@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 PLAN := $(VENV)/bin/nodepools plan --stack $(STACK) $(foreach w,$(WORKLOADS),--workloads $(w)) \
 	--report plan-out/$(STACK).md $(PLAN_ARGS)
 
-.PHONY: plan test test-dist test-all test-parity fuzz bench bench-smoke clean refresh-upstream vendor-upstream
+.PHONY: plan test test-calendar test-dist test-all test-parity fuzz bench bench-smoke clean refresh-upstream vendor-upstream
 
 # The first install takes a few minutes: say so, and let pip show what it collects and installs.
 $(STAMP): pyproject.toml
@@ -49,6 +49,16 @@ plan:
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+# The policy suite on every calendar boundary of tests/suite_dates.py (for each minor's end of standard
+# support on either cloud, and its end of life: the day before, the day, the day after; 2026-12-01 to
+# 2028-12-31), then on the run's own UTC date, which the pack reads itself (--today run). About ten
+# minutes on 2 cores; make test runs its fast slice: the date-dependent tests (@pytest.mark.dated) on every
+# boundary, the rest on the suite's pinned date. One date: pytest tests/policy --today YYYY-MM-DD.
+CALENDAR_TESTS ?= tests/policy
+test-calendar: $(STAMP)
+	@set -e; for day in $$($(VENV)/bin/python tests/suite_dates.py) run; do \
+		echo "== $(CALENDAR_TESTS) on $$day"; $(VENV)/bin/python -m pytest $(CALENDAR_TESTS) --today $$day; done
 
 # The whole distribution matrix: the pack's venv and nodepools[aws,gcp] resolved and
 # installed from the built wheel and PyPI (make test borrows the installed dependencies).

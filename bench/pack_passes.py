@@ -38,7 +38,7 @@ FLOOR = "1,1"  # bench/noop_pack: one resource and one stack policy
 class Recorded:
     """A recorded stack and the engine's requests for it."""
 
-    resources: list[Any]  # PackResource
+    resources: list[Any]  # Registration (the recorded run) or Resource (a copied pool)
     analyze: list[Any]  # AnalyzeRequest per resource
     stack: Any  # AnalyzeStackRequest
 
@@ -48,12 +48,11 @@ def record(workloads: int, pools: int = 4) -> Recorded:
     50 pools (``PlatformArgs``); beyond 48 the node groups are copied under new names with
     their autoscaler tags, as another program could register them in the same cluster."""
     from bench.workloads import workloads_program
-    from nodepools.offline.analyzer import PackResource
     from nodepools.offline.analyzer_wire import analyze_requests, stack_request
     from nodepools.offline.engine import run_program
 
     run = run_program(workloads_program(workloads, min(pools, PLATFORM_POOLS)), stack="bench")
-    resources = [PackResource.from_registration(r) for r in run.resources]
+    resources: list[Any] = list(run.resources)
     resources += _copied_pools(resources, pools - min(pools, PLATFORM_POOLS))
     return Recorded(resources, analyze_requests(resources), stack_request(resources))
 
@@ -63,28 +62,27 @@ NODE_GROUP, ASG_TAG = "aws:eks/nodeGroup:NodeGroup", "aws:autoscaling/tag:Tag"
 
 
 def _copied_pools(resources: list[Any], count: int) -> list[Any]:
-    import copy
-    from dataclasses import replace
+    from google.protobuf import json_format
 
     from nodepools import vocabulary as v
+    from nodepools.inventory.resource import Resource
 
     groups = [r for r in resources if r.type == NODE_GROUP]
     out = []
     for i in range(count):
         group = groups[i % len(groups)]
         suffix = f"-copy{i}"
-        props = copy.deepcopy(group.properties) if isinstance(group.properties, dict) else None
-        if props is None:
-            from google.protobuf import json_format
-            props = json_format.MessageToDict(group.struct())
+        props = json_format.MessageToDict(group.wire)
         pool = props["labels"][v.LABEL_POOL] + suffix
         props["labels"][v.LABEL_POOL] = props.get("tags", {})[v.LABEL_POOL] = pool
         new_urn = group.urn + suffix
-        out.append(replace(group, name=group.name + suffix, urn=new_urn, properties=props))
+        out.append(Resource.of(group.type, group.name + suffix, props, urn=new_urn, parent=group.parent,
+                               dependencies=group.dependencies, property_dependencies=group.property_dependencies))
         for tag in (r for r in resources if r.type == ASG_TAG and group.urn in r.dependencies):
             remap = lambda urns: tuple(new_urn if u == group.urn else u for u in urns)  # noqa: E731
-            out.append(replace(tag, name=tag.name + suffix, urn=tag.urn + suffix, dependencies=remap(tag.dependencies),
-                               property_dependencies={k: remap(us) for k, us in tag.property_dependencies.items()}))
+            out.append(Resource.of(tag.type, tag.name + suffix, json_format.MessageToDict(tag.wire),
+                                   urn=tag.urn + suffix, parent=tag.parent, dependencies=remap(tag.dependencies),
+                                   property_dependencies={k: remap(us) for k, us in tag.property_dependencies.items()}))
     return out
 
 
@@ -152,7 +150,7 @@ def write_manifests(resources, directory: Path) -> int:
         if not r.type.startswith(WORKLOAD_TYPE_PREFIXES):
             continue
         group_version, kind = r.type.split(":")[1:]
-        props = r.properties if isinstance(r.properties, dict) else json_format.MessageToDict(r.struct())
+        props = json_format.MessageToDict(r.wire) if hasattr(r, "wire") else r.props
         doc = {"apiVersion": group_version.removeprefix("core/"), "kind": kind, **ints(props)}
         (directory / f"{count:05d}-{r.name}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
         count += 1

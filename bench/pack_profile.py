@@ -55,11 +55,11 @@ def main() -> None:
                         help="time the policies without cProfile (it inflates small calls many times over)")
     args = parser.parse_args()
 
-    from nodepools.offline.analyzer_wire import PackResource, analyze_requests, stack_request
+    from nodepools.offline.analyzer_wire import analyze_requests, stack_request
     from nodepools.offline.engine import run_program
 
     run = run_program(workloads_program(args.workloads), stack="bench")
-    items = [PackResource.from_registration(r) for r in run.resources]
+    items = list(run.resources)
     analyze, stack = analyze_requests(items), stack_request(items)
     seconds: Counter = Counter()
     servicer = timed_servicer(seconds)

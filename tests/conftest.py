@@ -53,3 +53,54 @@ def every_plan_report_is_schema_valid():
 
 
 import json  # noqa: E402
+
+
+import suite_dates  # noqa: E402
+
+
+def pytest_addoption(parser) -> None:
+    parser.addoption("--today", default=None, metavar="YYYY-MM-DD|run",
+                     help="the date the suite judges by (tests/suite_dates.py): a date, or 'run' for the run's UTC "
+                          f"date read by the pack itself; default ${suite_dates.ENV}, else {suite_dates.PINNED}")
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "dated: judged at every calendar boundary of tests/suite_dates.py in one run "
+                                       "(unless --today names one date)")
+    suite_dates.resolve(suite_dates.chosen(config.getoption("--today")))  # a bad --today stops the run here
+
+
+def pytest_generate_tests(metafunc) -> None:
+    if ("today" in metafunc.fixturenames and metafunc.definition.get_closest_marker("dated")
+            and suite_dates.chosen(metafunc.config.getoption("--today")) is None):
+        metafunc.parametrize("today", suite_dates.calendar(), indirect=True, ids=str)
+
+
+@pytest.fixture
+def today(request):
+    """The date this test judges by (``datetime.date``): the suite's, or this ``dated`` test's boundary."""
+    return getattr(request, "param", None) or suite_dates.resolve(suite_dates.chosen(request.config.getoption("--today")))[0]
+
+
+@pytest.fixture
+def told(request, today):
+    """The date the pack and the plan are given (their ``today`` config / ``--today``); None when the suite
+    runs at the run's date (``--today run``): they read it themselves, as they do by default."""
+    _, tell = suite_dates.resolve(suite_dates.chosen(request.config.getoption("--today")))
+    return today if tell or getattr(request, "param", None) else None
+
+
+@pytest.fixture(scope="session")
+def session_told(request):
+    """``told`` for session-wide fixtures (a pack started once): the suite's date, or None for ``run``."""
+    day, tell = suite_dates.resolve(suite_dates.chosen(request.config.getoption("--today")))
+    return day if tell else None
+
+
+@pytest.fixture(autouse=True)
+def the_plan_judges_on_the_suites_date(monkeypatch, told):
+    """``nodepools plan`` run in process takes the suite's date as its ``--today`` default (its edge,
+    ``cli.run_date``), so a plan test passes whatever the machine's date."""
+    if told is not None:
+        from nodepools.plan import cli
+        monkeypatch.setattr(cli, "run_date", lambda: told)

@@ -14,13 +14,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("nodepools", "vocabulary", "extras", "safe_yaml"),  # the root package, the one spelling of every name,
                                                           # the extras check, the one YAML reader
     ("spec",),                             # the cloud-neutral spec
-    ("clouds", "offline"),                 # each cloud's spelling of the vocabulary; the mock engine (what a
-                                           # cloud computes, read from spec's tables) and Analyzer client
+    ("clouds",),                           # each cloud's spelling of the vocabulary
     ("backends", "guardrails", "inventory"),  # spec -> provider inputs; in-cluster objects; raw resources -> views
     ("components", "placement"),           # Pulumi components; where workloads can land
     ("policies",),                         # the CrossGuard pack's rules
-    ("config", "multilang", "pack"),       # a stack's config -> cluster, platform; the components for other
-                                           # languages; the policy pack shipped in the package
+    ("config", "multilang", "offline", "pack"),  # a stack's config -> cluster, platform; the components for
+                                           # other languages; the mock engine (what a cloud computes, read from
+                                           # spec's tables) and the Analyzer client (it sends the one resource
+                                           # record, inventory.resource); the policy pack
     ("plan", "testing"),                   # the offline plan CLI; mocks for users' unit tests
 ]
 LAYER_OF = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

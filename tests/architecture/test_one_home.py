@@ -38,6 +38,7 @@ from multilang_harness import construct  # noqa: E402
 from pack_under_test import pack_runner  # noqa: E402
 from policy_builders import (CLASS, DEPLOYMENT, JOB, container, golden, pod_template, toleration,  # noqa: E402
                              workload)
+from suite_dates import PINNED  # noqa: E402
 
 from nodepools import vocabulary  # noqa: E402
 from nodepools.inventory import podspec  # noqa: E402
@@ -273,7 +274,7 @@ def pack_verdicts(patched_dir: Path | None, monkeypatch) -> set[tuple[str, str]]
     if patched_dir is not None:  # its sitecustomize runs in the pack's interpreter before anything else
         monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(patched_dir),
                                                                         os.environ.get("PYTHONPATH")))))
-    runner = pack_runner().start()
+    runner = pack_runner(today=PINNED).start()
     try:
         stack = golden().add(*probes())
         names = {r.urn: r.name for r in stack.items}
@@ -284,10 +285,10 @@ def pack_verdicts(patched_dir: Path | None, monkeypatch) -> set[tuple[str, str]]
 
 
 def placement_verdicts() -> dict[str, Any]:
+    from nodepools.inventory.stack_model import StackModel
     from nodepools.placement import analyze
     stack = golden().add(*probes())
-    report = analyze([{"type": r.type, "urn": r.urn, "name": r.name, "inputs": r.properties,
-                       "dependencies": r.dependencies} for r in stack.items])
+    report = analyze(StackModel(stack.items, today=PINNED))
     return {"probe-gpu requests a GPU": report.summary("probe-gpu").requests_gpu,
             "probe-tolerant admitted on the GPU pools": sorted(v.pool.name for v in report.verdicts
                                                                if v.workload.name == "probe-tolerant" and v.admitted
@@ -455,3 +456,19 @@ def test_the_pack_config_is_one_model():
         isinstance(k, ast.Constant) and k.value == "default" and isinstance(val, (ast.Constant, ast.List, ast.Dict))
         for k, val in zip(node.keys, node.values))]
     assert literal_defaults == []
+
+
+# --- A workload's namespace and class: one stack model ------------------------------------------------
+
+def test_one_reader_of_a_workloads_namespace_and_class(today):
+    """Asked about the same stack, the plan's placement and the pack's stack view give every workload the
+    same namespace and class (over every corpus of the suite: test_one_stack_model.py); here the stacks
+    whose namespace a Namespace's output names, which two readers once answered differently."""
+    from policy_builders import namespaced_by_dependency
+    from stack_sides import PackProbe, plan_side
+
+    probe = PackProbe(today)
+    for named in (False, True):
+        items = list(namespaced_by_dependency(named).items)
+        plan, pack = plan_side(items, today), probe.side(items)
+        assert plan == pack and plan[namespaced_by_dependency(named).urn("shop")][1] is PoolClass.RESIDENT

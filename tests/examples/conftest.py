@@ -26,8 +26,8 @@ def platform_run():
 
 
 @pytest.fixture(scope="session")
-def policy_pack():
-    """The real pack (policy/), running as the engine runs it, shared by the session."""
+def policy_pack(session_told):
+    """The real pack (policy/), running as the engine runs it, shared by the session, on the suite's date."""
     from nodepools.offline.analyzer import PolicyPackRunner
-    with PolicyPackRunner(pack_dir=EXAMPLES.parent / "policy", stack="aws-dev") as runner:
+    with PolicyPackRunner(pack_dir=EXAMPLES.parent / "policy", stack="aws-dev", today=session_told) as runner:
         yield runner

@@ -3,7 +3,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from nodepools.placement import analyze
+from nodepools.offline.engine import Run
+from nodepools.plan.model import plan_view
 from nodepools.plan.report import clean
 
 EXAMPLES = ("attached-gpu", "batch-cronjob", "existing-cluster", "gpu-inference", "spot-training")
@@ -87,8 +88,8 @@ def test_cronjob_runs_in_the_batch_namespace_off_peak(example_runs):
     ("spot-training", "llm-finetune", "np-aws-dev-training"),
     ("batch-cronjob", "nightly-report", "np-aws-dev-batch"),
 ])
-def test_each_workload_lands_on_its_pool_only(example_runs, platform_run, example, workload, pool):
-    report = analyze(platform_run.run.resources + example_runs[example].run.resources)
+def test_each_workload_lands_on_its_pool_only(example_runs, platform_run, today, example, workload, pool):
+    report = plan_view(Run(resources=platform_run.run.resources + example_runs[example].run.resources), today).report
     summary = report.summary(workload)
     assert summary.reachable == (pool,)
     assert summary.unschedulable is False and not summary.flagged

@@ -16,7 +16,7 @@ from nodepools.inventory.gangs import gang_of, volcano_groups  # noqa: E402
 from nodepools.inventory.trainer import read_runtime, training_runtimes  # noqa: E402
 from nodepools.inventory.values import UNKNOWN  # noqa: E402
 from nodepools.inventory.workloads import read_workload  # noqa: E402
-from nodepools.policies.base import Res  # noqa: E402
+from nodepools.inventory.resource import Resource  # noqa: E402
 from nodepools.policies.podpaths import meta_path, spec_path  # noqa: E402
 from nodepools.policies.registry import POLICIES  # noqa: E402
 from nodepools.policies.settings import Settings  # noqa: E402
@@ -44,16 +44,16 @@ def _with(props, path, value):
     return out
 
 
-def _res(base, props) -> Res:
-    return Res.of(base.type, base.urn, base.name, props)
+def _res(base, props) -> Resource:
+    return Resource.of(base.type, base.name, props, urn=base.urn)
 
 
 @pytest.mark.parametrize("base", BASES, ids=lambda b: b.type.rsplit(":", 1)[-1])
 def test_every_field_of_any_shape_reads(base):
-    runtimes_of = [Res.of(runtime().type, "urn:runtime", "runtime", runtime().properties)]
-    for path in list(_paths(base.properties)):
+    runtimes_of = [Resource.of(runtime().type, "runtime", runtime().props, urn="urn:runtime")]
+    for path in list(_paths(base.props)):
         for value in WRONG:
-            res = _res(base, _with(base.properties, path, value))
+            res = _res(base, _with(base.props, path, value))
             read_runtime(res.type, res.props)
             workload = read_workload(res.type, res.props, res.urn, res.name, training_runtimes(runtimes_of + [res]))
             if workload is None:
@@ -64,13 +64,13 @@ def test_every_field_of_any_shape_reads(base):
                 assert spec_path(workload, template) and meta_path(workload, template)
 
 
-def test_every_policy_judges_damaged_custom_resources():
-    stack = [Res.of(r.type, r.urn, r.name, r.properties, dependencies=r.dependencies,
-                    property_dependencies=r.property_dependencies) for r in golden().add(runtime()).items]
+def test_every_policy_judges_damaged_custom_resources(today):
+    stack = list(golden().add(runtime()).items)
+    settings = Settings(today=today)
     for base in BASES:
         # The pod template's own fields, damaged one at a time (a sample of each kind's paths).
-        for path in list(_paths(base.properties))[::15]:
-            res = _res(base, _with(base.properties, path, ["x"]))
-            view = StackView(stack + [res])
+        for path in list(_paths(base.props))[::15]:
+            res = _res(base, _with(base.props, path, ["x"]))
+            view = StackView(stack + [res], today=today)
             for policy in POLICIES:
-                list(policy.check(res, Settings()) if policy.scope == "resource" else policy.check(view, Settings()))
+                list(policy.check(res, settings) if policy.scope == "resource" else policy.check(view, settings))

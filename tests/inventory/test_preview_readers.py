@@ -5,10 +5,13 @@ import pytest
 from nodepools.inventory.podspec import container_problem, has_unknown_resources, tolerations
 from nodepools.inventory.pools import read_pool
 from nodepools.inventory.values import UNKNOWN, known_list
-from nodepools.inventory.workloads import UNKNOWN_ROLE, read_workload, resolve_class
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import StackModel
+from nodepools.inventory.workloads import UNKNOWN_ROLE, read_workload
 from nodepools.placement.affinity import affinity_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.vocabulary import PoolClass
+from suite_dates import PINNED
 
 UNKNOWN_WIRE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 CLASS = "nodepools.io/workload-class"
@@ -59,7 +62,8 @@ def test_an_unknown_pod_template_is_unknown_not_empty():
     assert (template.labels, template.annotations, template.spec, template.pods) == (UNKNOWN, UNKNOWN, UNKNOWN, 2.0)
     workload = read_workload(DEPLOYMENT, props, "urn", "web")
     assert workload.label(CLASS) is UNKNOWN
-    assert resolve_class(workload, {"shop": {CLASS: "resident"}}) is UNKNOWN
+    shop = Resource.of("kubernetes:core/v1:Namespace", "shop", {"metadata": {"name": "shop", "labels": {CLASS: "resident"}}})
+    assert StackModel([shop], today=PINNED).class_of(workload, "shop") is UNKNOWN
 
 
 def test_unknown_workload_metadata_leaves_namespace_and_labels_unknown():
@@ -70,7 +74,7 @@ def test_unknown_workload_metadata_leaves_namespace_and_labels_unknown():
     # The template's own label still decides before the unknown workload labels.
     labelled = read_workload(DEPLOYMENT, {"metadata": UNKNOWN_WIRE, "spec": {"template": {
         "metadata": {"labels": {CLASS: "batch"}}}}}, "urn", "web")
-    assert resolve_class(labelled, {}) is PoolClass.BATCH
+    assert StackModel([], today=PINNED).class_of(labelled, UNKNOWN) is PoolClass.BATCH
 
 
 def test_jobset_with_an_unknown_replicated_job_is_one_unknown_template():

@@ -6,8 +6,11 @@ from nodepools.inventory.podspec import pod_requests, required_node_terms, toler
 from nodepools.inventory.pools import read_pool
 from nodepools.inventory.quantities import QuantityError, parse_quantity
 from nodepools.inventory.values import UNKNOWN, plain
-from nodepools.inventory.workloads import read_workload, resolve_class
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import StackModel
+from nodepools.inventory.workloads import read_workload
 from nodepools.vocabulary import PoolClass
+from suite_dates import PINNED
 
 UNKNOWN_WIRE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
@@ -54,10 +57,12 @@ def test_cronjob_template_and_class_resolution_order():
                  "metadata": {"labels": {"nodepools.io/workload-class": "batch"}}, "spec": {"containers": []}}}}}}
     workload = read_workload("kubernetes:batch/v1:CronJob", props, "urn:x", "nightly")
     assert (workload.kind, workload.name, workload.namespace, workload.pod_count) == ("CronJob", "nightly", "batch", 3.0)
-    assert resolve_class(workload, {}) is PoolClass.BATCH  # pod template label wins
+    assert StackModel([], today=PINNED).class_of(workload, "batch") is PoolClass.BATCH  # pod template label wins
     bare = read_workload("kubernetes:batch/v1:Job", {"metadata": {"namespace": "training"}, "spec": {"template": {}}})
-    assert resolve_class(bare, {"training": {"nodepools.io/workload-class": "gpu-training"}}) is PoolClass.GPU_TRAINING
-    assert resolve_class(bare, {}) is None
+    training = Resource.of("kubernetes:core/v1:Namespace", "training", {"metadata": {
+        "name": "training", "labels": {"nodepools.io/workload-class": "gpu-training"}}})
+    assert StackModel([training], today=PINNED).class_of(bare, "training") is PoolClass.GPU_TRAINING
+    assert StackModel([], today=PINNED).class_of(bare, "training") is None
 
 
 def test_pytorchjob_counts_pods_of_every_role():

@@ -17,8 +17,13 @@ from nodepools.policies.registry import POLICIES  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def served():
-    """``(stub, channel)``: every registered policy served over gRPC from this process."""
+def served(session_told):
+    """``(stub, channel)``: every registered policy served over gRPC from this process, whose run date
+    (the servicer's one clock, ``servicer.run_date``) is the suite's."""
+    from nodepools.pack import servicer as module
+    patch = pytest.MonkeyPatch()
+    if session_told is not None:
+        patch.setattr(module, "run_date", lambda: session_told)
     servicer = PackServicer(lambda: POLICIES, "nodepools", "test pack", "9.9.9")
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, server)
@@ -28,3 +33,4 @@ def served():
     yield analyzer_pb2_grpc.AnalyzerStub(channel), channel
     channel.close()
     server.stop(0)
+    patch.undo()

@@ -94,7 +94,7 @@ def test_the_same_answers_on_damaged_stacks(both, data):
     both.configure()
     stack = base_stack(data.draw(st.sampled_from(["aws", "gcp", "karpenter"]), label="cloud"))
     for i in data.draw(st.lists(st.integers(0, len(stack) - 1), min_size=1, max_size=3, unique=True)):
-        stack[i] = replace(stack[i], properties=data.draw(mutated_props(stack[i].properties), label=stack[i].name))
+        stack[i] = replace(stack[i], props=data.draw(mutated_props(stack[i].props), label=stack[i].name))
     both.analyze(stack)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from concurrent import futures
+from datetime import date
 
 import grpc
 import pytest
@@ -13,6 +14,7 @@ from pulumi.runtime.proto import analyzer_pb2 as pb
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
 from nodepools.offline.analyzer_wire import analyze_requests, stack_request
+from nodepools.pack import servicer
 from nodepools.pack.servicer import PackServicer
 from nodepools.pack.wire import SECRET_SIG, SIG_KEY
 from nodepools.policies import stack_view
@@ -84,7 +86,7 @@ def test_bad_config_fails_the_requests_that_run_the_policy_naming_every_field(st
     error = refused(stub.Analyze, requests[0])
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert error.details().startswith("policy 'gpu-quota' config: colour: unknown config key 'colour' for policy "
-                                      "'gpu-quota' (allowed: exemptNamespaces, gpuDeviceClasses, waivers)")
+                                      "'gpu-quota' (allowed: exemptNamespaces, gpuDeviceClasses, today, waivers)")
     error = refused(stub.AnalyzeStack, stack_request(list(golden().items)))
     assert error.details() == ("policy 'spot-checkpointing' config: spotCheckpointMax: 'soon' is not a positive "
                                "duration like 30m, 1h or 90s")
@@ -144,15 +146,18 @@ def test_one_view_of_the_stack_per_request_and_per_view_setting(stub, monkeypatc
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(stack_view, "StackView", Counted)
+    monkeypatch.setattr(servicer, "run_date", lambda: date(2027, 3, 28))  # the servicer's one clock
     request = stack_request(list(golden().items))
     stub.AnalyzeStack(request)
     stub.AnalyzeStack(request)
-    assert built == [{"label_sources": (), "gpu_device_classes": ()}] * 2  # 23 stack policies, one view each time
+    run = {"today": date(2027, 3, 28), "label_sources": (), "gpu_device_classes": ()}
+    assert built == [run] * 2  # 23 stack policies, one view each time
     built.clear()
-    configure(stub, properties={"schedulable": {"nodeLabelSources": ["feature.node.kubernetes.io/"]}})
+    configure(stub, properties={"schedulable": {"nodeLabelSources": ["feature.node.kubernetes.io/"]},
+                                "cluster-version": {"today": "2026-12-01"}})
     stub.AnalyzeStack(request)
-    assert built == [{"label_sources": (), "gpu_device_classes": ()},
-                     {"label_sources": ("feature.node.kubernetes.io/",), "gpu_device_classes": ()}]
+    assert built == [run, {**run, "label_sources": ("feature.node.kubernetes.io/",)},
+                     {**run, "today": date(2026, 12, 1)}]
 
 
 def test_concurrent_requests_each_get_their_own_answer(stub):

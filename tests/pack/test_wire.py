@@ -1,6 +1,8 @@
 """One read of the wire gives the rules exactly what pulumi_policy's reading did, in the same order."""
 from __future__ import annotations
 
+import math
+
 import pytest
 from google.protobuf import json_format, struct_pb2
 from hypothesis import given, settings, strategies as st
@@ -9,8 +11,8 @@ from pulumi_policy.proxy import unknown_checking_proxy
 
 import pulumi
 from nodepools.inventory.values import UNKNOWN, UNKNOWN_STRINGS, plain
-from nodepools.offline.analyzer import PackResource
-from nodepools.offline.analyzer_wire import stack_request
+from nodepools.inventory.resource import Resource
+from nodepools.offline.analyzer_wire import UNKNOWN_WIRE, exact, stack_request
 from nodepools.pack.wire import (ARCHIVE_SIG, ASSET_SIG, SECRET_SIG, SIG_KEY, Decoded, WireError, properties,
                                  stack_resources)
 
@@ -85,21 +87,39 @@ def test_assets_and_archives_are_the_sdks_objects():
 def test_what_the_engine_never_sends_is_refused_naming_the_property(props, where, problem):
     message = struct_pb2.Struct()
     message.update(props)  # ParseDict refuses NaN; the wire does not
-    resource = PackResource("kubernetes:apps/v1:Deployment", "api", message)
+    resource = Resource.of("kubernetes:apps/v1:Deployment", "api", {})
     with pytest.raises(WireError) as error:
-        stack_resources(stack_request([resource]), Decoded())
+        stack_resources(stack_request([exact(resource, message)]), Decoded())
     assert str(error.value) == f"{resource.urn}: properties{where}: {problem}"
+
+
+def test_a_hand_built_resource_goes_on_the_wire_as_the_engine_marshals_it():
+    """Plain props: ``UNKNOWN`` as the engine's sentinel, a signed secret as it is, any float (the pack
+    refuses a NaN by name); an exact ``Struct`` goes untouched (``exact``). The pack reads back what was built."""
+    props = {"a": UNKNOWN, "b": [UNKNOWN, 2.0, None, True], "c": secret("hunter22")}
+    [message] = stack_request([Resource.of("kubernetes:apps/v1:Deployment", "api", props)]).resources
+    fields = message.properties.fields
+    assert fields["a"].string_value == UNKNOWN_WIRE and fields["b"].list_value.values[0].string_value == UNKNOWN_WIRE
+    assert fields["c"] == struct_of({"c": secret("hunter22")}).fields["c"]
+    decoded = Decoded()
+    assert properties(message.properties, decoded) == {"a": UNKNOWN, "b": [UNKNOWN, 2.0, None, True], "c": "hunter22"}
+    assert decoded.secrets == {"hunter22"}
+    [nan] = stack_request([Resource.of("kubernetes:apps/v1:Deployment", "api", {"n": float("nan")})]).resources
+    assert math.isnan(nan.properties.fields["n"].number_value)
+    wire = struct_of({"x": "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7"})  # the engine's unknown bool, exactly
+    [sent] = stack_request([exact(Resource.of("kubernetes:apps/v1:Deployment", "api", {}), wire)]).resources
+    assert sent.properties == wire
 
 
 def test_links_count_only_resources_of_the_request():
     """A parent, dependency or property dependency outside the request is dropped, as
     pulumi_policy links resources; a provider is named by its URN wherever it is."""
-    provider = PackResource("pulumi:providers:kubernetes", "k8s", {})
-    ns = PackResource("kubernetes:core/v1:Namespace", "ns", {})
+    provider = Resource.of("pulumi:providers:kubernetes", "k8s", {})
+    ns = Resource.of("kubernetes:core/v1:Namespace", "ns", {})
     outside = "urn:pulumi:dev::nodepools::kubernetes:core/v1:Namespace::elsewhere"
-    deployment = PackResource("kubernetes:apps/v1:Deployment", "api", {"metadata": {}}, parent=outside,
-                              dependencies=(ns.urn, outside), property_dependencies={"metadata": (outside, ns.urn)},
-                              provider=provider.urn)
+    deployment = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {}}, parent=outside,
+                             dependencies=(ns.urn, outside), property_dependencies={"metadata": (outside, ns.urn)},
+                             provider=provider.urn)
     [read_ns, read] = stack_resources(stack_request([ns, deployment]), Decoded())
     assert (read.parent, read.dependencies, read.property_dependencies, read.provider) == (
         "", (ns.urn,), {"metadata": (ns.urn,)}, "")  # the provider is not among the resources: not sent

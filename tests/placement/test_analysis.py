@@ -2,28 +2,37 @@
 unknowns at preview, clusters and class resolution."""
 import pytest
 
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import StackModel
 from nodepools.inventory.values import UNKNOWN
-from nodepools.placement import Fit, Reason, analyze, judge
+from nodepools.placement import Fit, Reason, analyze as analyze_model, judge
 from placement_builders import CLASS_KEY, EKS, GPU_TAINT, class_taint, container, pod
+from suite_dates import PINNED
 
 CLUSTER = "aws:eks/cluster:Cluster"
 PROVIDER = "pulumi:providers:kubernetes"
+
+
+def analyze(resources):
+    """The placement report of the stack model of ``resources`` (the date plays no part in placement)."""
+    return analyze_model(StackModel(resources, today=PINNED))
 
 
 def node_group(name, types, taints=(), labels=None, spot=False, cluster="prod", deps=()):
     props = {"clusterName": cluster, "nodeGroupName": name, "instanceTypes": list(types),
              "capacityType": "SPOT" if spot else "ON_DEMAND", "labels": {"nodepools.io/pool": name, **(labels or {})},
              "taints": list(taints)}
-    return {"type": EKS, "urn": f"urn:pulumi:dev::p::{EKS}::{name}", "name": name, "inputs": props,
-            "dependencies": list(deps)}
+    return Resource.of(EKS, name, props, urn=f"urn:pulumi:dev::p::{EKS}::{name}", dependencies=deps)
 
 
-def workload(name, spec, kind="apps/v1:Deployment", namespace="default", labels=None, provider=""):
+def workload(name, spec, kind="apps/v1:Deployment", namespace="default", labels=None, provider="",
+             property_dependencies=None):
     template = {"metadata": {"labels": labels or {}}, "spec": spec}
     body = {"replicas": 2.0, "template": template} if "Deployment" in kind else {"template": template}
     type_ = f"kubernetes:{kind}"
-    return {"type": type_, "urn": f"urn:pulumi:dev::p::{type_}::{name}", "name": name, "provider": provider,
-            "inputs": {"metadata": {"name": name, "namespace": namespace}, "spec": body}}
+    return Resource.of(type_, name, {"metadata": {"name": name, "namespace": namespace}, "spec": body},
+                       urn=f"urn:pulumi:dev::p::{type_}::{name}", provider=provider,
+                       property_dependencies=property_dependencies)
 
 
 WEB = node_group("web", ["m6i.xlarge"], labels={CLASS_KEY: "resident"})
@@ -105,7 +114,7 @@ def test_effective_requests(spec, expected):
 
 
 def test_unknown_taints_are_undecided_but_a_definite_mismatch_still_decides():
-    unknown = {**JOBS, "inputs": {**JOBS["inputs"], "taints": UNKNOWN}}
+    unknown = Resource.of(EKS, "jobs", {**JOBS.props, "taints": UNKNOWN}, urn=JOBS.urn)
     report = analyze([unknown, workload("plain", pod()),
                       workload("pinned", pod(nodeSelector={"nodepools.io/pool": "web"}))])
     assert cell(report, "plain", "jobs") == (Fit.UNKNOWN, Reason.TAINT, "cannot judge the pool's taints at preview")
@@ -129,7 +138,7 @@ def test_judge_requires_both_selector_and_affinity():
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "nodepools.io/pool", "operator": "NotIn", "values": ["web"]}]}]}}})
     from nodepools.inventory.pools import read_pool
-    web = read_pool(EKS, WEB["inputs"], WEB["urn"], "web")
+    web = read_pool(EKS, WEB.props, WEB.urn, "web")
     judgement = judge(spec, web)
     assert (judgement.fit, judgement.reason) == (Fit.NO, Reason.AFFINITY)
 
@@ -139,24 +148,34 @@ def test_a_stack_without_pools_judges_nothing():
     assert (report.verdicts, report.summary("w").unschedulable) == ((), UNKNOWN)
 
 
-def test_class_resolves_from_the_stacks_namespace_and_given_labels():
-    ns = {"type": "kubernetes:core/v1:Namespace", "urn": "urn:ns", "name": "serving",
-          "inputs": {"metadata": {"name": "serving", "labels": {"nodepools.io/workload-class": "gpu-inference"}}}}
+def test_class_resolves_from_the_stacks_namespaces_named_or_depended_on():
+    def namespace(name, cls):
+        return Resource.of("kubernetes:core/v1:Namespace", f"ns-{name}",
+                           {"metadata": {"name": name, "labels": {"nodepools.io/workload-class": cls}}})
+    serving, other = namespace("serving", "gpu-inference"), namespace("other", "resident")
     tolerate_all = [{"operator": "Exists"}]
-    resources = [*POOLS, ns, workload("a", pod(tolerations=tolerate_all), namespace="serving"),
-                 workload("b", pod(tolerations=tolerate_all), namespace="other")]
-    report = analyze(resources, {"other": {"nodepools.io/workload-class": "resident"}})
+    # "c" names its namespace by the Namespace's output: unknown at preview, a property dependency on metadata.
+    resources = [*POOLS, serving, other, workload("a", pod(tolerations=tolerate_all), namespace="serving"),
+                 workload("b", pod(tolerations=tolerate_all), namespace="other"),
+                 workload("c", pod(tolerations=tolerate_all), namespace=UNKNOWN,
+                          property_dependencies={"metadata": [other.urn]}),
+                 workload("d", pod(tolerations=tolerate_all), namespace="elsewhere")]
+    report = analyze(resources)
     assert report.summary("a").workload_class.value == "gpu-inference"
     assert report.summary("a").spot_pools_while_resident == ("jobs", "train")
     assert report.summary("b").workload_class.value == "resident"
+    assert (report.summary("c").namespace, report.summary("c").workload_class.value) == ("other", "resident")
+    assert report.summary("c").spot_pools_while_resident == ("jobs", "train")
+    assert (report.summary("d").namespace, report.summary("d").workload_class) == ("elsewhere", None)
 
 
 def test_each_pod_template_of_a_gang_job_must_fit():
-    jobset = {"type": "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "urn": "urn:js", "name": "gang", "inputs": {
+    jobset = Resource.of("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "gang", {
         "metadata": {"name": "gang"}, "spec": {"replicatedJobs": [
             {"name": "driver", "replicas": 1.0, "template": {"spec": {"template": {"spec": pod()}}}},
             {"name": "workers", "replicas": 2.0, "template": {"spec": {"parallelism": 4.0, "template": {
-                "spec": pod(container("1", "1Gi", gpu="16"), tolerations=[{"key": CLASS_KEY, "operator": "Exists"}])}}}}]}}}
+                "spec": pod(container("1", "1Gi", gpu="16"), tolerations=[{"key": CLASS_KEY, "operator": "Exists"}])}}}}]}},
+        urn="urn:js")
     report = analyze([*POOLS, jobset])
     assert report.summary("gang").unschedulable is True
     assert report.verdict("gang", "web", "driver").fit is Fit.FITS
@@ -165,23 +184,23 @@ def test_each_pod_template_of_a_gang_job_must_fit():
 
 
 def cluster(name):
-    return {"type": CLUSTER, "urn": f"urn:pulumi:dev::p::{CLUSTER}::{name}", "name": name, "inputs": {}}
+    return Resource.of(CLUSTER, name, {}, urn=f"urn:pulumi:dev::p::{CLUSTER}::{name}")
 
 
 def provider(name, cluster_urn):
-    return {"type": PROVIDER, "urn": f"urn:pulumi:dev::p::{PROVIDER}::{name}", "name": name,
-            "inputs": {"kubeconfig": UNKNOWN}, "dependencies": [cluster_urn]}
+    return Resource.of(PROVIDER, name, {"kubeconfig": UNKNOWN}, urn=f"urn:pulumi:dev::p::{PROVIDER}::{name}",
+                       dependencies=[cluster_urn])
 
 
 def test_workloads_are_judged_against_the_pools_of_their_own_cluster():
     a, b = cluster("a"), cluster("b")
-    pa, pb = provider("ka", a["urn"]), provider("kb", b["urn"])
-    big_a = node_group("big-a", ["m6i.8xlarge"], cluster=UNKNOWN, deps=[a["urn"]])
-    small_b = node_group("small-b", ["m6i.large"], cluster=UNKNOWN, deps=[b["urn"]])
+    pa, pb = provider("ka", a.urn), provider("kb", b.urn)
+    big_a = node_group("big-a", ["m6i.8xlarge"], cluster=UNKNOWN, deps=[a.urn])
+    small_b = node_group("small-b", ["m6i.large"], cluster=UNKNOWN, deps=[b.urn])
     wide = container("8", "16Gi")
     report = analyze([a, b, pa, pb, big_a, small_b,
-                      workload("in-a", pod(wide), provider=pa["urn"] + "::id-a"),
-                      workload("in-b", pod(wide), provider=pb["urn"] + "::id-b"),
+                      workload("in-a", pod(wide), provider=pa.urn),
+                      workload("in-b", pod(wide), provider=pb.urn),
                       workload("nowhere", pod(wide))])
     assert [v.pool.name for v in report.verdicts if v.workload.name == "in-a"] == ["big-a"]
     assert report.summary("in-a").reachable == ("big-a",)
@@ -193,15 +212,12 @@ def test_workloads_are_judged_against_the_pools_of_their_own_cluster():
         "big-a": UNKNOWN, "small-b": UNKNOWN}
 
 
-def test_policy_pack_stack_resources_are_read_like_registrations():
+def test_a_pool_whose_taints_are_unknown_at_preview_cannot_be_judged_by_taint():
     from pulumi.runtime import rpc
-    from pulumi_policy.policy import PolicyResource, PolicyResourceOptions
 
-    def policy_resource(raw):
-        opts = PolicyResourceOptions(False, [], False, [], None, [])
-        return PolicyResource(raw["type"], raw["inputs"], raw["urn"], raw["name"], opts, None, None, [], {})
-
-    unknown_taints = {**JOBS, "inputs": {**JOBS["inputs"], "taints": rpc.UNKNOWN}}
-    report = analyze([policy_resource(r) for r in (WEB, unknown_taints, workload("w", pod()))])
+    unknown_taints = Resource.of(EKS, "jobs", {**JOBS.props, "taints": UNKNOWN}, urn=JOBS.urn)
+    report = analyze([WEB, unknown_taints, workload("w", pod())])
     assert cell(report, "w", "web") == (Fit.FITS, None, "")
     assert cell(report, "w", "jobs") == (Fit.UNKNOWN, Reason.TAINT, "cannot judge the pool's taints at preview")
+    # The engine's sentinel, as a hand-built resource may carry it, reads the same.
+    assert Resource.of(EKS, "jobs", {**JOBS.props, "taints": rpc.UNKNOWN}).props == unknown_taints.props

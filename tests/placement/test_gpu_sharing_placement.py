@@ -101,30 +101,35 @@ def test_shared_gpu_verdicts(pool, spec, fit, reason, detail, rule):
 
 # ---- DRA: a claim is no extended resource, so no toleration is added for it ----
 
+from nodepools.inventory.resource import Resource  # noqa: E402
+from nodepools.inventory.stack_model import StackModel  # noqa: E402
 from nodepools.placement import analyze  # noqa: E402
+from suite_dates import PINNED  # noqa: E402
 
 DRA = "kubernetes:resource.k8s.io/v1"
 
 
 def dra_stack(tolerations):
     resources = [
-        {"type": f"{DRA}:DeviceClass", "urn": "urn:dc", "name": "gpu", "inputs": {
+        Resource.of(f"{DRA}:DeviceClass", "gpu", {
             "metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression":
-                                                                       "device.driver == 'gpu.nvidia.com'"}}]}}},
-        {"type": f"{DRA}:ResourceClaimTemplate", "urn": "urn:rct", "name": "one-gpu", "inputs": {
+                                                                       "device.driver == 'gpu.nvidia.com'"}}]}},
+            urn="urn:dc"),
+        Resource.of(f"{DRA}:ResourceClaimTemplate", "one-gpu", {
             "metadata": {"name": "one-gpu", "namespace": "inference"},
-            "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}}}},
-        {"type": "kubernetes:apps/v1:Deployment", "urn": "urn:dep", "name": "llm", "inputs": {
+            "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}}},
+            urn="urn:rct"),
+        Resource.of("kubernetes:apps/v1:Deployment", "llm", {
             "metadata": {"name": "llm", "namespace": "inference"}, "spec": {"template": {"spec": {
                 "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "g"}]}}],
                 "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "one-gpu"}],
-                "tolerations": list(tolerations)}}}}},
+                "tolerations": list(tolerations)}}}}, urn="urn:dep"),
     ]
     pool = POOLS["whole-l4"]
-    return [{"type": pool.type, "urn": pool.urn, "name": pool.name, "inputs": {
+    return StackModel([Resource.of(pool.type, pool.name, {
         "clusterName": "prod", "nodeGroupName": pool.name, "instanceTypes": ["g6.12xlarge"],
         "labels": {CLASS: "gpu-inference", "nodepools.io/pool": pool.name},
-        "taints": [class_taint("gpu-inference"), GPU_TAINT]}}, *resources]
+        "taints": [class_taint("gpu-inference"), GPU_TAINT]}, urn=pool.urn), *resources], today=PINNED)
 
 
 @pytest.mark.parametrize("tolerations, fit, detail, rule", [

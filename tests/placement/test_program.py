@@ -9,7 +9,14 @@ from nodepools.backends.aws import EksCluster
 from nodepools.components.pools import NodePool
 from nodepools.inventory.values import UNKNOWN
 from nodepools.offline.engine import run_program
-from nodepools.placement import Fit, Reason, analyze
+from nodepools.placement import Fit, Reason
+from nodepools.plan.model import plan_view
+from suite_dates import PINNED
+
+
+def analyze(run):
+    """The placement report of a run, read as the plan reads it."""
+    return plan_view(run, PINNED).report
 
 
 def deployment(name, spec, cls, kind=k8s.apps.v1.Deployment, namespace="apps"):
@@ -48,7 +55,7 @@ def platform():
 
 @pytest.fixture(scope="module")
 def report():
-    return analyze(run_program(platform, preview=True).resources)
+    return analyze(run_program(platform, preview=True))
 
 
 def test_workloads_wired_by_contract_land_exactly_on_their_pool(report):
@@ -85,7 +92,7 @@ def raw_stack():
     pytest.param(False, (Fit.NO, Reason.NODE_SELECTOR), id="update: the value is known and does not match"),
 ])
 def test_raw_provider_pools_and_unknowns_at_preview(preview, expected):
-    report = analyze(run_program(raw_stack, preview=preview).resources)
+    report = analyze(run_program(raw_stack, preview=preview))
     verdict = report.verdict("reader", "legacy")
     assert (verdict.fit, verdict.reason) == expected
     assert report.summary("reader").unschedulable is (UNKNOWN if preview else True)

@@ -1,21 +1,29 @@
 """The people-facing views: the workload x pool matrix and the Mermaid diagram, asserted in full."""
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import StackModel
 from nodepools.inventory.values import UNKNOWN
-from nodepools.placement import analyze
+from nodepools.placement import analyze as analyze_model
 from nodepools.placement.report import markdown, matrix, mermaid
 from placement_builders import CLASS_KEY, EKS, GPU_TAINT, class_taint, container, pod
+from suite_dates import PINNED
+
+
+def analyze(resources):
+    return analyze_model(StackModel(resources, today=PINNED))
 
 
 def group(name, types, taints=(), labels=None, spot=False):
-    return {"type": EKS, "urn": f"urn:{name}", "name": name, "inputs": {
+    return Resource.of(EKS, name, {
         "clusterName": "prod", "nodeGroupName": name, "instanceTypes": types, "taints": list(taints),
-        "capacityType": "SPOT" if spot else "ON_DEMAND", "labels": {"nodepools.io/pool": name, **(labels or {})}}}
+        "capacityType": "SPOT" if spot else "ON_DEMAND", "labels": {"nodepools.io/pool": name, **(labels or {})}},
+        urn=f"urn:{name}")
 
 
 def deploy(name, spec, cls=None):
     labels = {"nodepools.io/workload-class": cls} if cls else {}
-    return {"type": "kubernetes:apps/v1:Deployment", "urn": f"urn:{name}", "name": name, "inputs": {
+    return Resource.of("kubernetes:apps/v1:Deployment", name, {
         "metadata": {"name": name, "namespace": "apps"},
-        "spec": {"replicas": 2.0, "template": {"metadata": {"labels": labels}, "spec": spec}}}}
+        "spec": {"replicas": 2.0, "template": {"metadata": {"labels": labels}, "spec": spec}}}, urn=f"urn:{name}")
 
 
 RESOURCES = [

@@ -3,7 +3,7 @@ ones as the Karpenter docs show them (aws/karpenter-provider-aws: website/conten
 getting-started/getting-started-with-karpenter/scripts/step12-add-nodepool.sh@v1.14.1)."""
 from __future__ import annotations
 
-from policy_builders import CLASS, EKS_CLUSTER, GPU, Fixture, PackResource, device_plugin, eks_pool
+from policy_builders import CLASS, CURRENT_MINOR, EKS_CLUSTER, GPU, Fixture, Resource, device_plugin, eks_pool
 from policy_builders import guardrails, workloads
 
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -19,7 +19,7 @@ def req(key: str, op: str, *values: str) -> dict:
 
 def node_pool(name: str, requirements: list[dict], *, labels: dict | None = None, taints: list[dict] | None = None,
               limits: dict | None = None, policy: str | None = "WhenEmpty", startup_taints: list[dict] | None = None
-              ) -> PackResource:
+              ) -> Resource:
     spec: dict = {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
                                                          "name": "default"},
                                         "requirements": requirements}}}
@@ -33,15 +33,15 @@ def node_pool(name: str, requirements: list[dict], *, labels: dict | None = None
         spec["limits"] = limits
     if policy is not None:
         spec["disruption"] = {"consolidationPolicy": policy, "consolidateAfter": "1m"}
-    return PackResource(NODE_POOL, name, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
-                                          "metadata": {"name": name}, "spec": spec})
+    return Resource.of(NODE_POOL, name, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+                                         "metadata": {"name": name}, "spec": spec})
 
 
 def k_taint(key: str, value: str) -> dict:
     return {"key": key, "value": value, "effect": "NoSchedule"}
 
 
-def ours(name: str, cls: str, *requirements: dict, gpu_model: str = "", **kw) -> PackResource:
+def ours(name: str, cls: str, *requirements: dict, gpu_model: str = "", **kw) -> Resource:
     labels = {CLASS: cls, "nodepools.io/pool": name}
     taints = [k_taint(CLASS, cls)]
     if gpu_model:
@@ -50,7 +50,7 @@ def ours(name: str, cls: str, *requirements: dict, gpu_model: str = "", **kw) ->
     return node_pool(name, list(requirements), labels=labels, taints=taints, **kw)
 
 
-def docs_default() -> PackResource:
+def docs_default() -> Resource:
     """The getting-started guide's NodePool, verbatim: no class, no taint, on-demand c/m/r."""
     return node_pool("default", [req("kubernetes.io/arch", "In", "amd64"), req("kubernetes.io/os", "In", "linux"),
                                  req(CAPACITY, "In", "on-demand"),
@@ -74,5 +74,5 @@ def karpenter_golden() -> Fixture:
     train = ours("train", "gpu-training", req(CAPACITY, "In", "spot"),
                  req("node.kubernetes.io/instance-type", "In", "p4d.24xlarge"), gpu_model="nvidia-a100",
                  limits={"cpu": "192", "memory": "2304Gi", GPU: "16"})
-    cluster = PackResource(EKS_CLUSTER, "prod", {"name": "prod", "version": "1.35"})
+    cluster = Resource.of(EKS_CLUSTER, "prod", {"name": "prod", "version": CURRENT_MINOR})
     return Fixture((cluster, web, jobs, infer, train, device_plugin(), *guardrails(), *workloads()))

@@ -1,8 +1,8 @@
 """cluster-version and the clouds' standard support (docs/design.md section 8, "Facts that age").
 
-The table's answers are pinned on fixed days; over gRPC the pack judges against the UTC day it
-runs, so those tests use minors whose end has passed (it stays passed) and name the fix from the
-table for today.
+The table's answers are pinned on fixed days; over gRPC the pack judges on the suite's date (its
+``today`` config, tests/suite_dates.py), at every calendar boundary for the ``dated`` tests: those
+use minors whose end has passed on every such date and name the fix from the table for that date.
 """
 from datetime import date
 
@@ -10,20 +10,18 @@ import pytest
 import yaml
 
 from nodepools.guardrails.spec import AUTOSCALER_IMAGE_BY_KUBERNETES
-from nodepools.offline.analyzer import PackResource
-from nodepools.policies.base import Res
+from nodepools.inventory.resource import Resource
 from nodepools.policies.rules_versions import check_minimum
 from nodepools.policies.settings import Settings
-from nodepools.policies.waivers import today_utc
 from nodepools.spec.kube_versions import (DEFAULT_KUBERNETES_VERSION, STANDARD_SUPPORT_END, in_standard_support,
                                           oldest_in_standard_support, standard_support_end)
 from nodepools.vocabulary import Cloud
 
 from policy_builders import fired, golden
+from suite_dates import PINNED
 
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
-TODAY = today_utc()
 
 
 def messages(diags) -> list[str]:
@@ -55,7 +53,7 @@ def test_the_calendars_as_read_on_2026_12_02():
 
 
 def test_the_message_on_the_day_1_34_leaves_eks():
-    cluster = Res("aws:eks/cluster:Cluster", "urn:prod", "prod", {"name": "prod", "version": "1.34"})
+    cluster = Resource("aws:eks/cluster:Cluster", "urn:prod", "prod", {"name": "prod", "version": "1.34"})
     [finding] = check_minimum(cluster, Settings(), date(2026, 12, 2))
     assert (finding.field, finding.problem, finding.fix) == (
         "version", "version 1.34 left EKS standard support on 2026-12-02: EKS extended support is billed per "
@@ -64,7 +62,7 @@ def test_the_message_on_the_day_1_34_leaves_eks():
 
 
 def test_below_the_minimum_and_out_of_support_is_one_finding():
-    cluster = Res(GKE_CLUSTER, "urn:g", "g", {"name": "g", "minMasterVersion": "1.31.4-gke.1"})
+    cluster = Resource(GKE_CLUSTER, "urn:g", "g", {"name": "g", "minMasterVersion": "1.31.4-gke.1"})
     [finding] = check_minimum(cluster, Settings(), date(2026, 12, 2))
     assert (finding.field, finding.problem, finding.fix) == (
         "minMasterVersion", "version 1.31.4-gke.1 is older than the minimum 1.32 and left GKE standard support on "
@@ -72,7 +70,8 @@ def test_below_the_minimum_and_out_of_support_is_one_finding():
         "set minMasterVersion to 1.35 or newer (upgrade one minor version at a time)")
 
 
-def test_an_eks_cluster_past_standard_support_over_grpc(check):
+@pytest.mark.dated
+def test_an_eks_cluster_past_standard_support_over_grpc(check, today):
     fx = golden().edit("prod", lambda p: p.update(version="1.33"))
     diags = check(fx)
     assert fired(diags) == {("cluster-version", fx.urn("prod"))}
@@ -80,37 +79,52 @@ def test_an_eks_cluster_past_standard_support_over_grpc(check):
     assert diag.level == "advisory"
     assert messages(diags) == [
         "aws:eks/cluster:Cluster 'prod': version: version 1.33 left EKS standard support on 2026-07-29: EKS extended "
-        f"support is billed per cluster-hour. Fix: set version to {oldest_in_standard_support(Cloud.AWS, TODAY)} "
+        f"support is billed per cluster-hour. Fix: set version to {oldest_in_standard_support(Cloud.AWS, today)} "
         "or newer (upgrade one minor version at a time)"]
 
 
-def test_a_gke_cluster_past_standard_support_over_grpc(check):
-    gke = PackResource(GKE_CLUSTER, "analytics", {"name": "analytics", "location": "us-central1",
-                                                  "minMasterVersion": "1.34.1-gke.1829001"})
+@pytest.mark.dated
+def test_a_gke_cluster_past_standard_support_over_grpc(check, today):
+    gke = Resource.of(GKE_CLUSTER, "analytics", {"name": "analytics", "location": "us-central1",
+                                                 "minMasterVersion": "1.34.1-gke.1829001"})
     diags = check(golden().add(gke))
     assert messages(diags) == [
         "gcp:container/cluster:Cluster 'analytics': minMasterVersion: version 1.34.1-gke.1829001 left GKE standard "
         "support on 2026-08-30: GKE upgrades a cluster past its end of standard support automatically. Fix: set "
-        f"minMasterVersion to {oldest_in_standard_support(Cloud.GCP, TODAY)} or newer (upgrade one minor version "
+        f"minMasterVersion to {oldest_in_standard_support(Cloud.GCP, today)} or newer (upgrade one minor version "
         "at a time)"]
     assert [d.urn for d in diags] == [gke.urn]
 
 
 def test_a_minor_not_on_the_calendar_yet_and_a_channel_alias_are_not_reported(check):
     fx = golden().edit("prod", lambda p: p.update(version="1.36"))
-    alias = PackResource(GKE_CLUSTER, "analytics", {"name": "analytics", "minMasterVersion": "latest"})
+    alias = Resource.of(GKE_CLUSTER, "analytics", {"name": "analytics", "minMasterVersion": "latest"})
     assert fired(check(fx.add(alias))) == set()
 
 
-# Deliberately dated: this fails the day a shipped stack's minor, or the default, leaves standard
-# support on either cloud, which is when the stacks and the table must move (CHANGELOG, issue 23).
-# The default is one value (nodepools.spec.kube_versions; tests/architecture/test_one_home.py).
-def test_every_shipped_stack_and_default_is_in_standard_support_on_both_clouds_today():
+# The shipped stacks and the default are one minor, in standard support on both clouds on the day the
+# calendars were read (the suite's pinned date): a release ships a current minor. From the day that minor
+# leaves a cloud's standard support the pack says so (the next test), which is when the stacks and the
+# table must move (CHANGELOG, issue 23). The default is one value (nodepools.spec.kube_versions;
+# tests/architecture/test_one_home.py).
+def test_every_shipped_stack_and_default_is_in_standard_support_on_both_clouds_when_the_calendars_were_read():
     versions = {p.name: yaml.safe_load(p.read_text())["config"]["nodepools:cluster"]["kubernetes_version"]
                 for p in sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))}
     versions["DEFAULT_KUBERNETES_VERSION"] = DEFAULT_KUBERNETES_VERSION
     outside = {(name, cloud.value) for name, version in versions.items() for cloud in Cloud
-               if not in_standard_support(cloud, version, TODAY)}
-    assert outside == set(), f"{TODAY}: move the shipped stacks to a minor in standard support on both clouds"
+               if not in_standard_support(cloud, version, PINNED)}
+    assert outside == set(), f"{PINNED}: move the shipped stacks to a minor in standard support on both clouds"
     # cluster-autoscaler supports its own minor only: the default has its release.
     assert AUTOSCALER_IMAGE_BY_KUBERNETES[DEFAULT_KUBERNETES_VERSION].startswith(f"v{DEFAULT_KUBERNETES_VERSION}.")
+
+
+@pytest.mark.dated
+def test_the_shipped_minor_is_reported_from_the_day_it_leaves_eks_standard_support(check, today):
+    fx = golden().edit("prod", lambda p: p.update(version=DEFAULT_KUBERNETES_VERSION))
+    end, _ = standard_support_end(Cloud.AWS, DEFAULT_KUBERNETES_VERSION)
+    assert end is not None
+    expected = [] if today < end else [
+        f"aws:eks/cluster:Cluster 'prod': version: version {DEFAULT_KUBERNETES_VERSION} left EKS standard support on "
+        f"{end.isoformat()}: EKS extended support is billed per cluster-hour. Fix: set version to "
+        f"{oldest_in_standard_support(Cloud.AWS, today)} or newer (upgrade one minor version at a time)"]
+    assert messages(check(fx)) == expected

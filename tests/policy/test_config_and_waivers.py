@@ -1,4 +1,6 @@
 """Pack config over the real pack: levels, exemptions, per-policy settings, waivers with expiry, bad config."""
+from datetime import timedelta
+
 import pytest
 from policy_builders import GPU_Q, fired, golden, quota
 
@@ -26,6 +28,26 @@ def test_expired_waiver_stops_waiving_and_says_so(check):
     assert fired(diags) == {("gpu-quota", fx.urn("quota-services"))}
     assert "(waiver by alice expired 2020-01-01: GPU quota lands with the Q3 budget; renew it or fix the resource)" \
         in diags[0].message
+
+
+@pytest.mark.dated
+def test_a_waiver_waives_through_its_expiry_day_as_of_the_packs_today(check, today):
+    """The pack judges waivers on its ``today`` (pack config; the run's UTC date by default)."""
+    fx = no_gpu_quota()
+    assert check(fx, {"gpu-quota": {"waivers": [waiver("gpu-quota", "quota-services", today.isoformat())]}}) == []
+    yesterday = (today - timedelta(days=1)).isoformat()
+    diags = check(fx, {"gpu-quota": {"waivers": [waiver("gpu-quota", "quota-services", yesterday)]}})
+    assert fired(diags) == {("gpu-quota", fx.urn("quota-services"))}
+    assert diags[0].message.endswith(f"(waiver by alice expired {yesterday}: GPU quota lands with the Q3 budget; "
+                                     "renew it or fix the resource)")
+
+
+def test_a_policys_own_today_decides_its_waivers(check):
+    fx = no_gpu_quota()
+    config = {"gpu-quota": {"today": "2027-03-28", "waivers": [waiver("gpu-quota", "quota-services", "2027-03-27")]}}
+    assert fired(check(fx, config)) == {("gpu-quota", fx.urn("quota-services"))}
+    config["gpu-quota"]["today"] = "2027-03-27"
+    assert check(fx, config) == []
 
 
 def test_waiver_by_urn_waives_that_resource_only(check):
@@ -73,6 +95,9 @@ def test_spread_turns_one_pack_config_into_per_policy_config(check):
     assert len(config) == 34  # every policy (33) and "all"
     fx = no_gpu_quota().edit("quota-batch", lambda p: p["spec"]["hard"].pop(GPU_Q))
     assert fired(check(fx, config)) == {("gpu-quota", fx.urn("quota-batch"))}
+    dated = spread({"today": "2027-03-28", "cluster-version": {"today": "2027-03-27"}})
+    assert {name: entry["today"] for name, entry in dated.items()} == {
+        **{name: "2027-03-28" for name in dated}, "cluster-version": "2027-03-27"}
 
 
 def test_spread_refuses_unknown_policies():

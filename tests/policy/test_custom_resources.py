@@ -5,7 +5,7 @@ a gang when it is multi-pod and requests GPUs."""
 import copy
 
 import pytest
-from policy_builders import (CLASS, GPU, PROBE, UNKNOWN_WIRE, PackResource, container, fired, golden, pod_template,
+from policy_builders import (CLASS, GPU, PROBE, UNKNOWN_WIRE, Resource, container, fired, golden, pod_template,
                              toleration, workload)
 
 from nodepools.offline.engine import run_program
@@ -30,11 +30,11 @@ def ray_cluster(workers: float = 2.0) -> dict:
             "workerGroupSpecs": [{"groupName": "gpu", "replicas": workers, "template": gpu_pod()}]}
 
 
-def runtime(name: str = "torch-distributed", **spec) -> PackResource:
+def runtime(name: str = "torch-distributed", **spec) -> Resource:
     job = {"name": "node", "replicas": 1.0, "template": {
         "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
         "spec": {"template": gpu_pod()}}}
-    return PackResource(RUNTIME, name, {"metadata": {"name": name}, "spec": {
+    return Resource.of(RUNTIME, name, {"metadata": {"name": name}, "spec": {
         "mlPolicy": {"numNodes": 1.0, "torch": {"numProcPerNode": "auto"}},
         "template": {"spec": {"replicatedJobs": [job]}}, **spec}})
 
@@ -63,7 +63,7 @@ KINDS = {
 }
 
 
-def custom(kind: str, labels: dict | None = None, edit=None) -> PackResource:
+def custom(kind: str, labels: dict | None = None, edit=None) -> Resource:
     type_, name, spec, _ = KINDS[kind]
     spec = copy.deepcopy(spec)
     if edit:
@@ -83,7 +83,7 @@ def the_template(kind: str, spec: dict) -> dict:
     }[kind]()["spec"]
 
 
-def stack(*resources: PackResource):
+def stack(*resources: Resource):
     return golden().add(runtime(), *resources)
 
 
@@ -107,7 +107,7 @@ def test_a_blanket_toleration_in_a_custom_resource_is_reported_at_its_path(check
 def test_a_blanket_toleration_in_a_training_runtime_is_reported_on_the_runtime(check):
     """A resource policy judges the runtime, where the TrainJobs' pod templates are written."""
     bad = runtime()
-    bad.properties["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+    bad.props["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
         "tolerations"].append(BLANKET)
     diags = check(golden().add(bad, custom("TrainJob", QUEUE)))
     blanket = [d for d in diags if d.policy == "no-blanket-tolerations"]
@@ -172,8 +172,8 @@ def test_a_multi_pod_gpu_custom_resource_without_a_gang_is_reported(check, kind,
         assert fired(check(stack(labelled))) == set()
 
 
-def _templates(res: PackResource) -> list[dict]:
-    spec = res.properties["spec"]
+def _templates(res: Resource) -> list[dict]:
+    spec = res.props["spec"]
     cluster = spec.get("rayClusterSpec", spec)
     found = [cluster.get("headGroupSpec", {}).get("template")] + [g["template"] for g in
                                                                  cluster.get("workerGroupSpecs", [])]
@@ -209,9 +209,9 @@ def test_the_class_comes_from_the_custom_resource_when_its_pod_templates_have_no
         for replica in spec["mpiReplicaSpecs"].values():
             replica["template"]["metadata"]["labels"].pop("nodepools.io/workload-class")
     res = custom("MPIJob", {**QUEUE, "nodepools.io/workload-class": "gpu-training"}, unlabel)
-    res.properties["metadata"]["namespace"] = "default"  # no class there
+    res.props["metadata"]["namespace"] = "default"  # no class there
     assert fired(check(stack(res))) == set()
-    res.properties["metadata"]["labels"].pop("nodepools.io/workload-class")
+    res.props["metadata"]["labels"].pop("nodepools.io/workload-class")
     diags = check(stack(res))
     assert fired(diags) == {("workload-class-declared", res.urn), ("toleration-approval", res.urn)}
     declared = next(d for d in diags if d.policy == "workload-class-declared")
@@ -292,7 +292,7 @@ def test_train_job_pods_come_from_its_runtime_with_num_nodes_and_resources(check
 def test_train_job_pod_template_overrides_reach_its_pods(check):
     """A runtime without tolerations, the TrainJob's override adding them to the trainer step."""
     bare = runtime()
-    pod = bare.properties["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod = bare.props["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     pod.pop("tolerations")
     stuck = custom("TrainJob", QUEUE)
     diags = check(golden().add(bare, stuck))
@@ -323,12 +323,12 @@ def test_a_train_job_whose_runtime_is_not_in_the_stack_cannot_be_judged(check):
         in notes["schedulable"]
 
 
-def inference_service(tolerations: list) -> PackResource:
+def inference_service(tolerations: list) -> Resource:
     probes = {"readinessProbe": PROBE, "startupProbe": {**PROBE, "periodSeconds": 10.0, "failureThreshold": 60.0}}
     predictor = {"nodeSelector": {"nodepools.io/pool": "infer"}, "priorityClassName": "nodepools-gpu-inference",
                  "tolerations": tolerations, "model": {"modelFormat": {"name": "huggingface"},
                                                        "resources": container("2", "8Gi", 1)["resources"], **probes}}
-    return PackResource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "chat", {
+    return Resource.of("kubernetes:serving.kserve.io/v1beta1:InferenceService", "chat", {
         "metadata": {"name": "chat", "namespace": "inference"}, "spec": {"predictor": predictor}})
 
 
@@ -337,7 +337,7 @@ def test_an_inference_service_requesting_a_gpu_is_gpu_inference_and_judged_at_it
     in the inference namespace it takes the namespace's class. Its predictor is its pod spec."""
     tolerations = [toleration(CLASS, "gpu-inference"), toleration(GPU, "present")]
     service = inference_service(tolerations)
-    del service.properties["metadata"]["namespace"]  # "default": no class label there
+    del service.props["metadata"]["namespace"]  # "default": no class label there
     assert fired(check(golden().add(service))) == set()
     blanket = inference_service(tolerations + [BLANKET])
     diags = check(golden().add(blanket))
@@ -350,7 +350,7 @@ def test_an_inference_service_requesting_a_gpu_is_gpu_inference_and_judged_at_it
 def test_an_inference_service_model_is_judged_where_it_is_written(check):
     """The model becomes the pod's kserve-container; findings on it point at spec.predictor.model."""
     service = inference_service([toleration(CLASS, "gpu-inference"), toleration(GPU, "present")])
-    model = service.properties["spec"]["predictor"]["model"]
+    model = service.props["spec"]["predictor"]["model"]
     model["resources"] = {"requests": {"cpu": "2", "memory": "8Gi", GPU: 1.0}, "limits": {GPU: 1.0}}
     model.pop("readinessProbe")
     diags = check(golden().add(service))
@@ -371,7 +371,7 @@ def test_a_config_group_rendered_custom_resource_reaches_the_pack(check, tmp_pat
     import yaml
 
     bad = custom("RayJob", edit=lambda spec: the_template("RayJob", spec)["tolerations"].append(BLANKET))
-    manifest = yaml.safe_dump({"apiVersion": "ray.io/v1", "kind": "RayJob", **bad.properties})
+    manifest = yaml.safe_dump({"apiVersion": "ray.io/v1", "kind": "RayJob", **bad.props})
     (tmp_path / "ray.yaml").write_text(manifest)
     if component == "ConfigGroup":
         run = run_program(lambda: k8s.yaml.ConfigGroup("ray", yaml=[manifest]))
@@ -390,13 +390,13 @@ def test_a_config_group_rendered_custom_resource_reaches_the_pack(check, tmp_pat
 VOLCANO_POD_GROUP = "kubernetes:scheduling.volcano.sh/v1beta1:PodGroup"
 
 
-def volcano_job(annotations: dict) -> PackResource:
+def volcano_job(annotations: dict) -> Resource:
     """A batch/v1 Job of 3 GPU pods under the volcano scheduler."""
     pod = gpu_pod()
     pod["spec"]["schedulerName"] = "volcano"
     pod["spec"]["restartPolicy"] = "Never"
     res = workload("kubernetes:batch/v1:Job", "ranks", "training", {"parallelism": 3.0, "template": pod})
-    res.properties["metadata"]["annotations"] = annotations
+    res.props["metadata"]["annotations"] = annotations
     return res
 
 
@@ -410,8 +410,8 @@ def volcano_job(annotations: dict) -> PackResource:
 def test_volcano_on_a_built_in_kind(check, annotations, group, gang):
     """Pods naming the volcano scheduler are a gang when their PodGroup's size covers every pod."""
     res = volcano_job(annotations)
-    extra = [PackResource(VOLCANO_POD_GROUP, "pg", {"metadata": {"name": "ranks", "namespace": "training"},
-                                                    "spec": {"minMember": group}})] if group else []
+    extra = [Resource.of(VOLCANO_POD_GROUP, "pg", {"metadata": {"name": "ranks", "namespace": "training"},
+                                                   "spec": {"minMember": group}})] if group else []
     diags = check(golden().add(res, *extra))
     if gang:
         assert fired(diags) == set()

@@ -1,5 +1,7 @@
 """docs/design.md section 8, "A pool without a class": an untainted pool declaring no nodepools.io/pool-class
 is a default pool, the resident pool of every rule that speaks of one; an untainted GPU pool never is."""
+from dataclasses import replace
+
 from policy_builders import CLASS, DEPLOYMENT, container, eks_pool, golden, pod_template, workload
 
 SUBJECT = "aws:eks/nodeGroup:NodeGroup '{0}'"
@@ -7,10 +9,9 @@ SUBJECT = "aws:eks/nodeGroup:NodeGroup '{0}'"
 
 def classless(name: str, instance: str = "m6i.xlarge", **kw):
     pool = eks_pool(name, "resident", instance, lo=2, hi=6, **kw)
-    labels = {k: v for k, v in pool.properties["labels"].items() if k != CLASS}
-    props = {**pool.properties, "labels": labels}
-    return type(pool)(pool.type, pool.name, props, dependencies=pool.dependencies,
-                      property_dependencies=pool.property_dependencies)
+    labels = {k: v for k, v in pool.props["labels"].items() if k != CLASS}
+    props = {**pool.props, "labels": labels}
+    return replace(pool, props=props)
 
 
 def default_instead_of_web(**kw):

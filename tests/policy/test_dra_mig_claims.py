@@ -5,25 +5,25 @@ sizes a MIG claim in slices and `gpu-memory-fit` judges it by the slice's memory
 device on a MIG pool. Through the real pack over gRPC."""
 import pytest
 
-from nodepools.offline.analyzer import PackResource
+from nodepools.inventory.resource import Resource
 
 from policy_builders import fired, golden, template_spec
 from test_dra_placement import exactly, schedulable, template
-from test_dra_policies import DEVICE_CLASS, dra_llm, on_134
+from test_dra_policies import DEVICE_CLASS, dra_llm, on_a_dra_minor
 
 # The classes as the driver's chart publishes them (deployments/helm/dra-driver-nvidia-gpu/templates@v0.4.1).
 DRIVER = "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == "
-GPU_CLASS = PackResource(DEVICE_CLASS, "gpu.nvidia.com", {"metadata": {"name": "gpu.nvidia.com"}, "spec": {
+GPU_CLASS = Resource.of(DEVICE_CLASS, "gpu.nvidia.com", {"metadata": {"name": "gpu.nvidia.com"}, "spec": {
     "selectors": [{"cel": {"expression": DRIVER + "'gpu'"}}], "extendedResourceName": "nvidia.com/gpu"}})
-MIG_CLASS = PackResource(DEVICE_CLASS, "mig.nvidia.com", {"metadata": {"name": "mig.nvidia.com"}, "spec": {
+MIG_CLASS = Resource.of(DEVICE_CLASS, "mig.nvidia.com", {"metadata": {"name": "mig.nvidia.com"}, "spec": {
     "selectors": [{"cel": {"expression": DRIVER + "'mig'"}}]}})
 KEY = "nodepools.io/model-memory-gib"
 
 
-def profile_class(profile: str) -> PackResource:
+def profile_class(profile: str) -> Resource:
     """nodepools' class of one MIG profile (guardrails/dra_driver.py)."""
     name = f"mig-{profile}.nodepools.io"
-    return PackResource(DEVICE_CLASS, name, {"metadata": {"name": name}, "spec": {"selectors": [{"cel": {
+    return Resource.of(DEVICE_CLASS, name, {"metadata": {"name": name}, "spec": {"selectors": [{"cel": {
         "expression": DRIVER + f"'mig' && device.attributes['gpu.nvidia.com'].profile == '{profile}'"}}]}})
 
 
@@ -38,7 +38,7 @@ def mig_pool(profile: str):
 
 def claiming(*requests: dict, profile: str = "1g.10gb", extra=(), memory: str | None = None):
     """The golden stack with a MIG inference pool whose Deployment claims through the template 'one-gpu'."""
-    fixture = on_134(dra_llm(golden()).edit("infer", mig_pool(profile)).add(
+    fixture = on_a_dra_minor(dra_llm(golden()).edit("infer", mig_pool(profile)).add(
         GPU_CLASS, MIG_CLASS, *extra, template("one-gpu", *requests)))
     if memory is not None:
         fixture = fixture.edit("llm", lambda p: p["spec"]["template"]["metadata"]["annotations"].update(
@@ -92,14 +92,14 @@ def test_a_claim_naming_another_profile_fits_only_a_pool_of_that_profile(check):
 
 def test_a_mig_claim_on_a_gpu_that_cannot_do_mig_fits_no_pool(check):
     # The golden inference pool's L4 has no MIG (NVIDIA's MIG guide lists compute capability 8.0+ datacenter parts).
-    fixture = on_134(dra_llm(golden()).add(GPU_CLASS, MIG_CLASS, template("one-gpu", exactly("mig.nvidia.com"))))
+    fixture = on_a_dra_minor(dra_llm(golden()).add(GPU_CLASS, MIG_CLASS, template("one-gpu", exactly("mig.nvidia.com"))))
     assert on_infer(check(fixture)) == [
         "infer: its DRA claims (resourceClaims) ask for 1 MIG slice, and the pool's GPUs have no MIG slices"]
 
 
 def test_a_mig_claim_on_an_unpartitioned_mig_capable_pool_is_a_note(check):
     # A100s not declared MIG: a MIG manager may still partition them at run time.
-    fixture = on_134(dra_llm(golden()).edit("infer", lambda p: p.update(instanceTypes=["p4de.24xlarge"])).edit(
+    fixture = on_a_dra_minor(dra_llm(golden()).edit("infer", lambda p: p.update(instanceTypes=["p4de.24xlarge"])).edit(
         "infer", lambda p: p["labels"].update({"nodepools.io/accelerator": "nvidia-a100-80gb"})).add(
         GPU_CLASS, MIG_CLASS, template("one-gpu", exactly("mig.nvidia.com"))))
     [note] = [d for d in check(fixture) if d.policy == "schedulable"]
@@ -109,10 +109,10 @@ def test_a_mig_claim_on_an_unpartitioned_mig_capable_pool_is_a_note(check):
 
 
 def test_the_driver_release_publishes_the_mig_class_the_stack_does_not_declare(check):
-    release = PackResource("kubernetes:helm.sh/v3:Release", "dra-driver", {
+    release = Resource.of("kubernetes:helm.sh/v3:Release", "dra-driver", {
         "chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "namespace": "kube-system",
         "version": "0.4.1", "values": {"resources": {"gpus": {"enabled": True}}}})
-    fixture = on_134(dra_llm(golden()).edit("infer", mig_pool("1g.10gb")).add(
+    fixture = on_a_dra_minor(dra_llm(golden()).edit("infer", mig_pool("1g.10gb")).add(
         release, template("one-gpu", exactly("mig.nvidia.com", count=20.0))))
     diagnostics = check(fixture)
     assert schedulable(diagnostics) == [] and ("gpu-toleration-needs-gpu", fixture.urn("llm")) not in fired(diagnostics)
@@ -142,8 +142,8 @@ def test_gpu_memory_fit_leaves_out_the_whole_gpu_pools_a_mig_claim_cannot_use(ch
         spec.pop("nodeSelector", None)
     stack = claiming(exactly("mig.nvidia.com"), profile="3g.40gb", memory="45")
     l4 = golden().get("infer")
-    stack = stack.add(PackResource(l4.type, "infer-l4", {**l4.properties, "nodeGroupName": "infer-l4", "labels": {
-        **l4.properties["labels"], "nodepools.io/pool": "infer-l4"}}, dependencies=l4.dependencies,
+    stack = stack.add(Resource.of(l4.type, "infer-l4", {**l4.props, "nodeGroupName": "infer-l4", "labels": {
+        **l4.props["labels"], "nodepools.io/pool": "infer-l4"}}, dependencies=l4.dependencies,
         property_dependencies=l4.property_dependencies)).edit("llm", l4_pool_too)
     assert memory_messages(check(stack)) == [
         "the model needs 45 GiB of GPU memory but the workload reaches only pools with less per GPU request: infer "

@@ -3,18 +3,19 @@ lands only on a GPU pool with that many GPUs on one node, and tolerates the GPU 
 is no extended resource: the ExtendedResourceToleration admission adds nothing for it)."""
 import pytest
 
-from nodepools.offline.analyzer import UNKNOWN_WIRE, PackResource
+from nodepools.offline.analyzer import UNKNOWN_WIRE
+from nodepools.inventory.resource import Resource
 
 from policy_builders import GPU, golden, template_spec
-from test_dra_policies import CLAIM, CLAIM_TEMPLATE, GPU_CLASS, NIC_CLASS, dra_llm, on_134
+from test_dra_policies import CLAIM, CLAIM_TEMPLATE, GPU_CLASS, NIC_CLASS, dra_llm, on_a_dra_minor
 
 FIX = ("Fix: tolerate the target pool's taints, select labels its nodes carry, and request at most one node's "
        "allocatable")
 
 
-def template(name: str, *requests: dict) -> PackResource:
-    return PackResource(CLAIM_TEMPLATE, name, {"metadata": {"name": name, "namespace": "inference"},
-                                               "spec": {"spec": {"devices": {"requests": list(requests)}}}})
+def template(name: str, *requests: dict) -> Resource:
+    return Resource.of(CLAIM_TEMPLATE, name, {"metadata": {"name": name, "namespace": "inference"},
+                                              "spec": {"spec": {"devices": {"requests": list(requests)}}}})
 
 
 def exactly(device_class: str = "gpu.nvidia.com", **extra) -> dict:
@@ -23,7 +24,7 @@ def exactly(device_class: str = "gpu.nvidia.com", **extra) -> dict:
 
 def stack(*requests: dict, edit=None, extra=(GPU_CLASS,)):
     """The golden stack whose inference Deployment takes its GPU through the claim template 'one-gpu'."""
-    fixture = on_134(dra_llm(golden()).add(*extra, template("one-gpu", *requests)))
+    fixture = on_a_dra_minor(dra_llm(golden()).add(*extra, template("one-gpu", *requests)))
     return fixture.edit("llm", lambda p: edit(template_spec(p))) if edit else fixture
 
 
@@ -59,7 +60,7 @@ def test_a_claiming_pod_cannot_land_on_a_gpu_less_cpu_pool(check):
 
 
 def test_a_non_gpu_claim_is_no_gpu_request_and_lands_on_a_cpu_pool(check):
-    fixture = on_134(dra_llm(golden()).add(NIC_CLASS, template("one-gpu", exactly("fast-nic"))))
+    fixture = on_a_dra_minor(dra_llm(golden()).add(NIC_CLASS, template("one-gpu", exactly("fast-nic"))))
     assert schedulable(check(fixture.edit("llm", lambda p: select("web")(template_spec(p))))) == []
 
 
@@ -76,8 +77,8 @@ def test_claims_for_more_gpus_than_one_node_has_fit_no_gpu_pool(check, requests,
 
 
 def test_a_resource_claim_counts_like_a_template(check):
-    claim = PackResource(CLAIM, "pair", {"metadata": {"name": "pair", "namespace": "inference"},
-                                         "spec": {"devices": {"requests": [exactly(count=2.0)]}}})
+    claim = Resource.of(CLAIM, "pair", {"metadata": {"name": "pair", "namespace": "inference"},
+                                        "spec": {"devices": {"requests": [exactly(count=2.0)]}}})
     fixture = stack(exactly()).add(claim).edit("llm", lambda p: template_spec(p).update(
         resourceClaims=[{"name": "gpu", "resourceClaimName": "pair"}]))
     [message] = schedulable(check(fixture))

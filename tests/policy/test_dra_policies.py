@@ -2,22 +2,23 @@
 import pytest
 
 from nodepools.inventory.dra import claims_gpu, device_class_is_gpu, read_index
-from nodepools.offline.analyzer import PackResource
+from nodepools.inventory.resource import Resource
+from nodepools.spec.kube_versions import minor
 
-from policy_builders import GPU, fired, golden, template_spec
+from policy_builders import CURRENT_MINOR, GPU, fired, golden, template_spec
 
 DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
 CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
 
 
-def device_class(name: str, expression: str) -> PackResource:
-    return PackResource(DEVICE_CLASS, name, {"metadata": {"name": name},
-                                             "spec": {"selectors": [{"cel": {"expression": expression}}]}})
+def device_class(name: str, expression: str) -> Resource:
+    return Resource.of(DEVICE_CLASS, name, {"metadata": {"name": name},
+                                            "spec": {"selectors": [{"cel": {"expression": expression}}]}})
 
 
-def claim_template(name: str, ns: str, device_class_name: str) -> PackResource:
-    return PackResource(CLAIM_TEMPLATE, name, {"metadata": {"name": name, "namespace": ns}, "spec": {"spec": {
+def claim_template(name: str, ns: str, device_class_name: str) -> Resource:
+    return Resource.of(CLAIM_TEMPLATE, name, {"metadata": {"name": name, "namespace": ns}, "spec": {"spec": {
         "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": device_class_name}}]}}}})
 
 
@@ -43,14 +44,13 @@ def test_a_device_class_is_a_gpu_class_when_a_selector_names_the_nvidia_driver(e
     ([{"name": "g", "resourceClaimTemplateName": "one-nic"}], [NIC_CLASS, claim_template("one-nic", "inference",
                                                                                           "fast-nic")],
      ("fast-nic",), True),
-    ([{"name": "g", "resourceClaimName": "shared"}], [GPU_CLASS, PackResource(CLAIM, "shared", {
+    ([{"name": "g", "resourceClaimName": "shared"}], [GPU_CLASS, Resource.of(CLAIM, "shared", {
         "metadata": {"name": "shared", "namespace": "inference"}, "spec": {"devices": {"requests": [
             {"name": "gpu", "firstAvailable": [{"name": "big", "deviceClassName": "gpu.nvidia.com"}]}]}}})], (), True),
     ([{"name": "g", "resourceClaimTemplateName": "elsewhere"}], [GPU_CLASS], (), False),
 ])
 def test_claims_resolve_through_templates_and_claims_to_device_classes(pod_claims, resources, extra, expected):
-    wire = [{"type": r.type, "name": r.name, "props": r.properties} for r in resources]
-    assert claims_gpu({"resourceClaims": pod_claims}, index=read_index(wire, extra)) is expected
+    assert claims_gpu({"resourceClaims": pod_claims}, index=read_index(resources, extra)) is expected
 
 
 def dra_llm(fixture):
@@ -64,26 +64,24 @@ def dra_llm(fixture):
     return fixture.edit("llm", change)
 
 
-def on_135(fixture):
-    """A cluster new enough for DRA (1.34+) and in standard support on EKS today (1.34 left it on 2026-12-02)."""
-    return fixture.edit("prod", lambda p: p.update(version="1.35"))
-
-
-on_134 = on_135  # the name other modules import (DRA's minor); 1.34 itself is out of EKS standard support
+def on_a_dra_minor(fixture):
+    """A cluster new enough for DRA (1.34+) and in standard support on every date the suite judges by."""
+    assert minor(CURRENT_MINOR) >= minor("1.34")
+    return fixture.edit("prod", lambda p: p.update(version=CURRENT_MINOR))
 
 
 def test_a_dra_gpu_pod_on_the_gpu_pool_is_compliant_over_grpc(check):
-    fixture = on_135(dra_llm(golden()).add(GPU_CLASS, claim_template("one-gpu", "inference", "gpu.nvidia.com")))
+    fixture = on_a_dra_minor(dra_llm(golden()).add(GPU_CLASS, claim_template("one-gpu", "inference", "gpu.nvidia.com")))
     assert fired(check(fixture)) == set()
 
 
 def test_the_same_pod_whose_class_is_not_a_gpu_class_is_a_gpu_node_squatter(check):
-    fixture = on_135(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
+    fixture = on_a_dra_minor(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
     llm = fixture.urn("llm")
     assert {p for p, urn in fired(check(fixture)) if urn == llm} == {"gpu-nodes-gpu-only", "gpu-toleration-needs-gpu"}
 
 
 def test_gpu_device_classes_config_makes_a_class_a_gpu_class(check):
-    fixture = on_135(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
+    fixture = on_a_dra_minor(dra_llm(golden()).add(NIC_CLASS, claim_template("one-gpu", "inference", "fast-nic")))
     config = {name: {"gpuDeviceClasses": ["fast-nic"]} for name in ("gpu-nodes-gpu-only", "gpu-toleration-needs-gpu")}
     assert fired(check(fixture, config)) == set()

@@ -4,7 +4,8 @@ each alone is silent, and so is every other installer of either (charts, DaemonS
 import pytest
 
 from nodepools.guardrails.dra_driver import dra_driver_values
-from nodepools.offline.analyzer import UNKNOWN_WIRE, PackResource
+from nodepools.offline.analyzer import UNKNOWN_WIRE
+from nodepools.inventory.resource import Resource
 from nodepools.spec.cluster import ClusterPools
 from nodepools.spec.pool import PoolSpec
 
@@ -20,42 +21,42 @@ FIX = ("Fix: keep one per pool: remove one, or select this pool out of its node 
        "guardrails.gpu_allocation device-plugin or dra)")
 
 
-def operator_dra(tolerations=ALL_GPU_POOLS) -> PackResource:
+def operator_dra(tolerations=ALL_GPU_POOLS) -> Resource:
     """The GPU Operator (v26.7.0) deploying its DRA stack: a GPUCluster, no ClusterPolicy."""
-    return PackResource(RELEASE, "gpu-operator", {"chart": "gpu-operator", "namespace": "gpu-operator",
-                                                  "version": "v26.7.0", "values": {
-                                                      "clusterPolicy": {"deployCR": False},
-                                                      "gpuCluster": {"deployCR": True},
-                                                      "daemonsets": {"tolerations": tolerations}}})
+    return Resource.of(RELEASE, "gpu-operator", {"chart": "gpu-operator", "namespace": "gpu-operator",
+                                                 "version": "v26.7.0", "values": {
+                                                     "clusterPolicy": {"deployCR": False},
+                                                     "gpuCluster": {"deployCR": True},
+                                                     "daemonsets": {"tolerations": tolerations}}})
 
 
-def gpu_cluster() -> PackResource:
-    return PackResource(GPU_CLUSTER, "gpu-cluster", {"apiVersion": "nvidia.com/v1alpha1", "kind": "GPUCluster",
-                                                     "metadata": {"name": "gpu-cluster"},
-                                                     "spec": {"draDriver": {},
-                                                              "daemonsets": {"tolerations": ALL_GPU_POOLS}}})
+def gpu_cluster() -> Resource:
+    return Resource.of(GPU_CLUSTER, "gpu-cluster", {"apiVersion": "nvidia.com/v1alpha1", "kind": "GPUCluster",
+                                                    "metadata": {"name": "gpu-cluster"},
+                                                    "spec": {"draDriver": {},
+                                                             "daemonsets": {"tolerations": ALL_GPU_POOLS}}})
 
 
-def our_dra_release() -> PackResource:
+def our_dra_release() -> Resource:
     """NVIDIA's DRA driver chart with the values nodepools' guardrails give it for the golden stack's GPU pools."""
     pools = [PoolSpec(name="web", pool_class="resident", instance_types=["m6i.xlarge"]),
              PoolSpec(name="infer", pool_class="gpu-inference", instance_types=["g6.xlarge"]),
              PoolSpec(name="train", pool_class="gpu-training", instance_types=["p4d.24xlarge"])]
-    return PackResource(RELEASE, "dra-driver", {
+    return Resource.of(RELEASE, "dra-driver", {
         "chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "namespace": "kube-system",
         "version": "0.4.1", "values": dra_driver_values(ClusterPools(cloud="aws", pools=pools))})
 
 
-def dra_daemonset() -> PackResource:
+def dra_daemonset() -> Resource:
     """A hand-made DaemonSet running the driver's GPU kubelet plugin, tolerating everything."""
-    return PackResource("kubernetes:apps/v1:DaemonSet", "dra-gpu", {"metadata": {"name": "dra-gpu",
-                                                                              "namespace": "kube-system"},
+    return Resource.of("kubernetes:apps/v1:DaemonSet", "dra-gpu", {"metadata": {"name": "dra-gpu",
+                                                                             "namespace": "kube-system"},
         "spec": {"selector": {"matchLabels": {"app": "dra"}}, "template": {
             "metadata": {"labels": {"app": "dra"}},
             "spec": {"tolerations": [{"operator": "Exists"}], "nodeSelector": {"nvidia.com/gpu.present": "true"},
                      "containers": [{"name": "gpus", "image": "registry.k8s.io/dra-driver-nvidia/"
-                                     "dra-driver-nvidia-gpu:v0.4.1", "command": ["bash", "-c"],
-                                     "args": ["gpu-kubelet-plugin -v $(LOG_VERBOSITY)"]}]}}}})
+                                    "dra-driver-nvidia-gpu:v0.4.1", "command": ["bash", "-c"],
+                                    "args": ["gpu-kubelet-plugin -v $(LOG_VERBOSITY)"]}]}}}})
 
 
 def single(diagnostics) -> list[tuple[str, str]]:
@@ -102,7 +103,7 @@ def test_any_installer_of_a_dra_driver_beside_the_device_plugin_fires_and_alone_
 
 
 def test_the_gpu_operators_clusterpolicy_is_the_device_plugin_beside_a_dra_driver(check):
-    policy = PackResource(CLUSTER_POLICY, "cluster-policy", {"metadata": {"name": "cluster-policy"}, "spec": {
+    policy = Resource.of(CLUSTER_POLICY, "cluster-policy", {"metadata": {"name": "cluster-policy"}, "spec": {
         "devicePlugin": {"enabled": True}, "daemonsets": {"tolerations": ALL_GPU_POOLS}}})
     fixture = golden().drop("nvidia-device-plugin").add(policy, our_dra_release())
     assert single(check(fixture)) == [both(p, "Release 'dra-driver' in namespace 'kube-system'",
@@ -116,7 +117,7 @@ def test_only_the_pools_both_land_on_are_reported(check):
 
 def test_a_dra_driver_with_its_gpus_off_serves_no_gpu(check):
     compute_domains = our_dra_release()
-    compute_domains.properties["values"]["resources"]["gpus"]["enabled"] = False
+    compute_domains.props["values"]["resources"]["gpus"]["enabled"] = False
     assert single(check(golden().add(compute_domains))) == []
 
 
@@ -132,12 +133,12 @@ def test_a_dra_driver_whose_node_selection_is_unknown_is_a_note_never_a_violatio
         f"{why}")
 
 
-def auto_mode_gpu_pool() -> PackResource:
+def auto_mode_gpu_pool() -> Resource:
     """An EKS Auto Mode NodePool of GPU nodes: its NodeClass is eks.amazonaws.com's (docs/design.md section 10)."""
     pool = node_pool("auto-gpu", [req("eks.amazonaws.com/instance-family", "In", "g6")],
                      labels={CLASS: "gpu-inference", "nodepools.io/pool": "auto-gpu", "nvidia.com/gpu.present": "true"},
                      taints=[k_taint(CLASS, "gpu-inference"), k_taint(GPU, "present")], limits={"nvidia.com/gpu": 4.0})
-    pool.properties["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "eks.amazonaws.com", "kind": "NodeClass",
+    pool.props["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "eks.amazonaws.com", "kind": "NodeClass",
                                                                    "name": "default"}
     return pool
 
@@ -152,7 +153,7 @@ def test_an_allocator_landing_on_an_eks_auto_mode_pool_doubles_auto_modes_own(ch
         "remove it")
     # The same pool as an ordinary Karpenter NodePool (EC2NodeClass): one allocator, the plugin.
     ordinary = auto_mode_gpu_pool()
-    ordinary.properties["spec"]["template"]["spec"]["nodeClassRef"] = {
+    ordinary.props["spec"]["template"]["spec"]["nodeClassRef"] = {
         "group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}
     assert [pool for pool, _ in single(check(golden().add(ordinary)))] == []
 

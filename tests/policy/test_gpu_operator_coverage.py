@@ -3,7 +3,8 @@ the device plugin only on the GPU pools whose every taint its operands tolerate 
 the chart's default nvidia.com/gpu:NoSchedule when unset); devicePlugin.enabled false provides none."""
 import pytest
 
-from nodepools.offline.analyzer import UNKNOWN_WIRE, PackResource
+from nodepools.offline.analyzer import UNKNOWN_WIRE
+from nodepools.inventory.resource import Resource
 
 from policy_builders import CLASS, GPU, golden, toleration
 
@@ -16,17 +17,17 @@ NO_PLUGIN_LANDS = ("no NVIDIA device plugin lands on this GPU pool ({who}: does 
                    "label")
 
 
-def cluster_policy(spec: dict) -> PackResource:
-    return PackResource(CLUSTER_POLICY, "cluster-policy", {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy",
-                                                           "metadata": {"name": "cluster-policy"}, "spec": spec})
+def cluster_policy(spec: dict) -> Resource:
+    return Resource.of(CLUSTER_POLICY, "cluster-policy", {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy",
+                                                          "metadata": {"name": "cluster-policy"}, "spec": spec})
 
 
-def operator_release(values) -> PackResource:
-    return PackResource(RELEASE, "gpu-operator", {"chart": "gpu-operator", "namespace": "gpu-operator",
-                                                  "version": "v26.7.0", "values": values})
+def operator_release(values) -> Resource:
+    return Resource.of(RELEASE, "gpu-operator", {"chart": "gpu-operator", "namespace": "gpu-operator",
+                                                 "version": "v26.7.0", "values": values})
 
 
-def with_operator(*operators: PackResource):
+def with_operator(*operators: Resource):
     return golden().drop("nvidia-device-plugin").add(*operators)
 
 

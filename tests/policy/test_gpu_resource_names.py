@@ -9,6 +9,7 @@ GPU pool (without a GPU request, that is taking a GPU node for nothing).
 """
 import pytest
 
+from nodepools.inventory.stack_model import StackModel
 from nodepools.placement import analyze
 from nodepools.vocabulary import is_gpu_resource
 
@@ -81,11 +82,10 @@ def test_the_vocabulary_names_every_gpu_resource(resource):
 
 
 @pytest.mark.parametrize("resource", sorted(NAMES))
-def test_placement_and_every_policy_give_one_answer(check, resource):
+def test_placement_and_every_policy_give_one_answer(check, today, resource):
     stack = golden().add(*probes(resource))
     assert verdicts(check(stack), stack) == expected(resource)
-    report = analyze([{"type": r.type, "urn": r.urn, "name": r.name, "inputs": r.properties,
-                       "dependencies": r.dependencies} for r in stack.items])
+    report = analyze(StackModel(stack.items, today=today))
     for name in ("probe-batch", "probe-serve"):
         assert report.summary(name).requests_gpu is NAMES[resource]
     # The offer side judges every GPU name on every pool: never "not modelled".

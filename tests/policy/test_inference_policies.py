@@ -3,7 +3,7 @@ each violation beside its clean twin."""
 import pytest
 
 from karpenter_builders import CAPACITY, ours, req
-from policy_builders import (CLASS, DEPLOYMENT, GPU, PROBE, UNKNOWN_WIRE, PackResource, container, fired, golden,
+from policy_builders import (CLASS, DEPLOYMENT, GPU, PROBE, UNKNOWN_WIRE, Resource, container, fired, golden,
                              pod_template, toleration, workload)
 
 HEADROOM, REPAIR = "inference-scale-headroom", "gpu-node-repair"
@@ -20,13 +20,13 @@ INFER_TOLERATIONS = [toleration(CLASS, "gpu-inference"), toleration(GPU, "presen
 
 def hpa(target="llm", type_=HPA_V2, kind="Deployment", deps=()):
     ref = {"apiVersion": "apps/v1", "kind": kind, "name": target}
-    return PackResource(type_, "llm-hpa", {"metadata": {"name": "llm", "namespace": "inference"}, "spec": {
+    return Resource.of(type_, "llm-hpa", {"metadata": {"name": "llm", "namespace": "inference"}, "spec": {
         "scaleTargetRef": ref, "minReplicas": 1.0, "maxReplicas": 4.0}}, dependencies=tuple(deps))
 
 
 def scaled_object(**ref):
-    return PackResource(SCALED_OBJECT, "llm-keda", {"metadata": {"name": "llm", "namespace": "inference"},
-                                                     "spec": {"scaleTargetRef": {"name": "llm", **ref}}})
+    return Resource.of(SCALED_OBJECT, "llm-keda", {"metadata": {"name": "llm", "namespace": "inference"},
+                                                    "spec": {"scaleTargetRef": {"name": "llm", **ref}}})
 
 
 def replica_spec(pool="infer", gpus=1, tolerations=None):
@@ -38,18 +38,18 @@ def replica_spec(pool="infer", gpus=1, tolerations=None):
 
 def buffer(replicas=1.0, type_=BUFFER_V1BETA1, template="warm", **spec):
     ref = {"podTemplateRef": {"name": template}} if template else {}
-    return PackResource(type_, "warm-buffer", {"metadata": {"name": "warm", "namespace": "nodepools-warm"},
-                                               "spec": {**ref, "replicas": replicas, **spec}})
+    return Resource.of(type_, "warm-buffer", {"metadata": {"name": "warm", "namespace": "nodepools-warm"},
+                                              "spec": {**ref, "replicas": replicas, **spec}})
 
 
 def template(spec=None):
-    return PackResource(POD_TEMPLATE, "warm-template", {
+    return Resource.of(POD_TEMPLATE, "warm-template", {
         "metadata": {"name": "warm", "namespace": "nodepools-warm"},
         "template": {"metadata": {"labels": {"nodepools.io/placeholder": "true"}}, "spec": spec or replica_spec()}})
 
 
 def placeholder(value=-9.0, policy="Never", replicas=1.0, **spec_changes):
-    klass = PackResource(PRIORITY_CLASS, "pc-overprovisioning", {
+    klass = Resource.of(PRIORITY_CLASS, "pc-overprovisioning", {
         "metadata": {"name": "nodepools-overprovisioning"}, "value": value, "preemptionPolicy": policy})
     pods = pod_template("gpu-inference", {**replica_spec(), **spec_changes}, labels={"nodepools.io/placeholder": "true"})
     deployment = workload(DEPLOYMENT, "warm-placeholder", "nodepools-warm", {"replicas": replicas, "template": pods})
@@ -162,8 +162,8 @@ def inference_service(low=1.0, high=3.0, labels=None):
                            **probes}}
     if labels:
         predictor["labels"] = labels
-    return PackResource(INFERENCE_SERVICE, "chat", {"metadata": {"name": "chat", "namespace": "inference"},
-                                                    "spec": {"predictor": predictor}})
+    return Resource.of(INFERENCE_SERVICE, "chat", {"metadata": {"name": "chat", "namespace": "inference"},
+                                                   "spec": {"predictor": predictor}})
 
 
 def test_a_kserve_inference_service_that_scales_is_autoscaled(check):
@@ -184,7 +184,7 @@ def test_placeholders_are_judged_by_schedulable_only(check):
     pool is reported by schedulable."""
     klass, deployment = placeholder(containers=[{"name": "pause", "image": "registry.k8s.io/pause:3.10",
                                                  "resources": {"limits": {GPU: 1.0}}}])
-    del deployment.properties["spec"]["template"]["metadata"]["labels"]["nodepools.io/workload-class"]
+    del deployment.props["spec"]["template"]["metadata"]["labels"]["nodepools.io/workload-class"]
     assert fired(check(golden().add(klass, deployment))) == set()
     stuck_class, stuck = placeholder(nodeSelector={"nodepools.io/pool": "nowhere"})
     assert fired(check(golden().add(stuck_class, stuck))) == {("schedulable", stuck.urn)}
@@ -221,7 +221,7 @@ def gke_gpu_pool(management):
     props = {"cluster": "dev", "name": "infer", "nodeConfig": config}
     if management is not None:
         props["management"] = management
-    return PackResource("gcp:container/nodePool:NodePool", "gke-infer", props)
+    return Resource.of("gcp:container/nodePool:NodePool", "gke-infer", props)
 
 
 @pytest.mark.parametrize("management, fires", [(None, False), ({"autoUpgrade": True}, False),
@@ -237,8 +237,8 @@ def test_a_gke_gpu_pool_repairs_unless_told_not_to(check, management, fires):
 
 def karpenter_release(gates=None):
     values = {"settings": {"clusterName": "prod", **({"featureGates": gates} if gates is not None else {})}}
-    return PackResource(HELM, "karpenter", {"chart": "oci://public.ecr.aws/karpenter/karpenter", "version": "1.14.1",
-                                            "namespace": "kube-system", "values": values})
+    return Resource.of(HELM, "karpenter", {"chart": "oci://public.ecr.aws/karpenter/karpenter", "version": "1.14.1",
+                                           "namespace": "kube-system", "values": values})
 
 
 def gpu_node_pool():

@@ -99,7 +99,7 @@ def test_without_a_positive_signal_a_nodepool_is_a_cpu_pool(check, requirement):
 
 def test_the_gpu_signal_wins_over_cpu_families():
     view = read_pool(NODE_POOL, node_pool("x", [req(FAMILY, "In", "r7g"),
-                                               req("karpenter.k8s.aws/instance-gpu-count", "Gt", "0")]).properties)
+                                               req("karpenter.k8s.aws/instance-gpu-count", "Gt", "0")]).props)
     assert view.is_gpu is True
 
 

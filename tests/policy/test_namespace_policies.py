@@ -1,5 +1,5 @@
 """Quotas, LimitRanges and PriorityClasses over the real pack."""
-from policy_builders import GPU_Q, QUOTA, PackResource, fired, golden, template_spec
+from policy_builders import GPU_Q, QUOTA, Resource, fired, golden, template_spec
 
 
 def test_namespace_without_quota(check):
@@ -13,7 +13,7 @@ def test_namespace_without_quota(check):
 
 def test_quota_found_through_the_namespace_dependency_when_its_name_is_unknown(check):
     """A quota whose metadata.namespace is the Namespace's (unknown) output belongs to it."""
-    fx = golden().drop("quota-services").add(PackResource(
+    fx = golden().drop("quota-services").add(Resource.of(
         QUOTA, "quota-services-linked", {"metadata": {"namespace": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"},
                                          "spec": {"hard": {GPU_Q: "0"}}},
         property_dependencies={"metadata": (golden().urn("ns-services"),)}))
@@ -58,7 +58,7 @@ def test_gpu_quota_under_limits_is_never_enforced(check):
 
 
 def test_best_effort_scoped_quota_needs_no_gpu_entry(check):
-    fx = golden().add(PackResource(QUOTA, "quota-besteffort", {
+    fx = golden().add(Resource.of(QUOTA, "quota-besteffort", {
         "metadata": {"namespace": "batch"}, "spec": {"hard": {"pods": "10"}, "scopes": ["BestEffort"]}}))
     assert fired(check(fx)) == set()
 

@@ -2,7 +2,7 @@
 elements gets one finding per policy, listing every element with its path."""
 from nodepools.policies.registry import POLICIES
 
-from policy_builders import CLASS, GPU, PackResource, container, golden, template_spec, toleration, workload
+from policy_builders import CLASS, GPU, Resource, container, golden, template_spec, toleration, workload
 from policy_builders import pod_template
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
@@ -22,7 +22,7 @@ def tolerating(*tolerations):
     return lambda p: template_spec(p)["tolerations"].extend(tolerations)
 
 
-def jobset_of_strays() -> PackResource:
+def jobset_of_strays() -> Resource:
     """Two roles, each selecting a pool that does not exist."""
     def job(name: str, pool: str) -> dict:
         spec = {"priorityClassName": "nodepools-batch", "restartPolicy": "Never", "nodeSelector": {

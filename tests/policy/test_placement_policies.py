@@ -1,5 +1,8 @@
 """Policies judged by the placement analysis, over the real pack."""
 import pytest
+
+from nodepools.inventory.resource import Resource
+
 from policy_builders import (CLASS, DEPLOYMENT, GPU, WORKLOAD_CLASS, asg_tags, container, eks_pool, fired, golden,
                              pod_template, template_spec, toleration, workload)
 
@@ -67,9 +70,9 @@ def test_checkpoint_interval_against_the_maximum(check, interval, maximum, fires
 
 def test_app_stack_training_job_checkpoints_by_class(check):
     job = golden().get("finetune")
-    template = {**job.properties["spec"]["template"], "metadata": {"labels": {WORKLOAD_CLASS: "gpu-training"}}}
-    spec = {**job.properties["spec"], "template": template}
-    bare = job.__class__(job.type, job.name, {**job.properties, "spec": spec})
+    template = {**job.props["spec"]["template"], "metadata": {"labels": {WORKLOAD_CLASS: "gpu-training"}}}
+    spec = {**job.props["spec"], "template": template}
+    bare = Resource.of(job.type, job.name, {**job.props, "spec": spec})
     assert fired(check([bare])) == {("spot-checkpointing", bare.urn)}
 
 
@@ -88,6 +91,20 @@ def test_batch_cronjob_on_the_resident_pool_must_fire_off_peak(check, schedule, 
     if fires:
         assert "a batch workload can land on resident pool(s) 'web' and spec.schedule" in diags[0].message
         assert "outside the off-peak window 00:00-06:00 UTC" in diags[0].message
+
+
+@pytest.mark.dated
+def test_a_schedule_outside_the_window_in_summer_only_is_reported_whatever_the_day(check, today):
+    """01:30 in Berlin is 00:30 UTC in winter and 23:30 UTC in summer: the firings the pack reads from its
+    ``today`` on include a summer one, whichever day of the calendar it judges on."""
+    def change(p):
+        p["spec"].update(schedule="30 1 * * *", timeZone="Europe/Berlin")
+    fx = golden().edit("nightly", change)
+    [diag] = check(fx)
+    assert (diag.policy, diag.urn, diag.message.split("\n", 1)[1]) == ("shared-pool-off-peak", fx.urn("nightly"), (
+        "CronJob 'nightly' in namespace 'batch': spec.schedule: a batch workload can land on resident pool(s) 'web' "
+        "and spec.schedule '30 1 * * *' (Europe/Berlin) fires at 23:30 UTC, outside the off-peak window 00:00-06:00 "
+        "UTC. Fix: select the batch pool, or run it as a CronJob whose every firing lies within 00:00-06:00 UTC"))
 
 
 def test_off_peak_window_is_configurable(check):

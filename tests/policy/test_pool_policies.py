@@ -1,7 +1,9 @@
 """Pool and cluster-plumbing policies over the real pack: each edit of the compliant
 stack fires exactly the expected policies on exactly the expected resources."""
 import pytest
-from policy_builders import CLASS, GKE_POOL, GPU, TAG, PackResource, eks_pool, fired, golden, taint, toleration
+from policy_builders import (CLASS, CURRENT_MINOR, GKE_POOL, GPU, TAG, Resource, eks_pool, fired, golden, taint,
+                             toleration)
+from suite_dates import PINNED
 
 
 def test_the_compliant_stack_fires_nothing(check):
@@ -26,7 +28,7 @@ def test_second_untainted_resident_pool_in_one_cluster(check):
 
 
 def test_untainted_resident_pools_of_two_clusters_are_fine(check):
-    other = PackResource("aws:eks/cluster:Cluster", "staging", {"name": "staging", "version": "1.35"})
+    other = Resource.of("aws:eks/cluster:Cluster", "staging", {"name": "staging", "version": CURRENT_MINOR})
     fx = golden().add(other, eks_pool("web-staging", "resident", "m6i.xlarge", lo=1, hi=2, cluster="staging"))
     assert fired(check(fx)) == set()
 
@@ -126,7 +128,7 @@ def test_a_plugin_in_a_system_namespace_is_never_reported_as_a_workload(check):
 
 
 def test_device_plugin_as_a_daemonset(check):
-    daemonset = PackResource("kubernetes:apps/v1:DaemonSet", "dp", {"metadata": {"namespace": "kube-system"}, "spec": {
+    daemonset = Resource.of("kubernetes:apps/v1:DaemonSet", "dp", {"metadata": {"namespace": "kube-system"}, "spec": {
         "template": {"spec": {"nodeSelector": {"nvidia.com/gpu.present": "true"}, "tolerations": [
             toleration(CLASS, "gpu-inference"), toleration(CLASS, "gpu-training"), toleration(GPU)],
             "containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"}]}}}})
@@ -143,8 +145,8 @@ def gke_gpu_pool(driver):
               "taints": [taint(CLASS, "gpu-inference"), taint(GPU, "present")],
               "guestAccelerators": [{"type": "nvidia-l4", "count": 1.0, **(
                   {"gpuDriverInstallationConfig": {"gpuDriverVersion": driver}} if driver else {})}]}
-    return PackResource(GKE_POOL, "gke-infer", {"cluster": "dev", "name": "infer", "nodeConfig": config,
-                                                "autoscaling": {"totalMinNodeCount": 1.0, "totalMaxNodeCount": 2.0}})
+    return Resource.of(GKE_POOL, "gke-infer", {"cluster": "dev", "name": "infer", "nodeConfig": config,
+                                               "autoscaling": {"totalMinNodeCount": 1.0, "totalMaxNodeCount": 2.0}})
 
 
 @pytest.mark.parametrize("driver, fires", [(None, True), ("INSTALLATION_DISABLED", True), ("DEFAULT", False),
@@ -160,8 +162,9 @@ def test_gke_gpu_pool_driver_installation(check, driver, fires):
 @pytest.mark.parametrize("version, minimum, fires", [("1.30", None, True), ("1.35", None, False),
                                                      ("1.35", "1.36", True), ("1.35.1", None, False)])
 def test_cluster_version(check, version, minimum, fires):
+    """The minimum, judged on a day 1.35 is in standard support (test_cluster_version_support.py: the calendar)."""
     fx = golden().edit("prod", lambda p: p.update(version=version))
-    config = {"cluster-version": {"minClusterVersion": minimum}} if minimum else None
+    config = {"cluster-version": {"today": PINNED.isoformat(), **({"minClusterVersion": minimum} if minimum else {})}}
     diags = check(fx, config)
     assert fired(diags) == ({("cluster-version", fx.urn("prod"))} if fires else set())
     if fires:
@@ -191,7 +194,7 @@ def test_the_default_pool_is_the_resident_one_never_a_gpu_pool(check):
     """docs/design.md section 6: an unlabelled untainted GPU node group sorted before the resident pool
     must not be taken as the default (the resident pool was blamed)."""
     gpu = eks_pool("a-gpu", "resident", "g6.xlarge", lo=0, hi=2)
-    gpu.properties["labels"] = {}
+    gpu.props["labels"] = {}
     fx = golden().add(gpu)
     diags = [d for d in check(fx) if d.policy == "pool-taints"]
     assert [(d.urn, d.message.split("\n")[1]) for d in diags] == [(fx.urn("a-gpu"), (
@@ -199,6 +202,6 @@ def test_the_default_pool_is_the_resident_one_never_a_gpu_pool(check):
         "pool: any pod can land on its GPU nodes. Fix: add {key: nvidia.com/gpu, value: present, effect: "
         "NO_SCHEDULE} to taints"))]
     cpu = eks_pool("a-cpu", "resident", "m6i.large", lo=1, hi=2)
-    cpu.properties["labels"] = {}
+    cpu.props["labels"] = {}
     fx = golden().add(cpu)
     assert [d.urn for d in check(fx) if d.policy == "pool-taints"] == [fx.urn("a-cpu")]

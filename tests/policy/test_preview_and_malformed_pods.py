@@ -2,7 +2,7 @@
 (``schedulable``), and an unknown list entry, pod template, label or namespace name
 yields cannot-judge notes, never a violation the known value would not bring."""
 import pytest
-from policy_builders import (CLASS, NAMESPACE, UNKNOWN_WIRE, PackResource, container, fired, golden,
+from policy_builders import (CLASS, NAMESPACE, UNKNOWN_WIRE, Resource, container, fired, golden,
                              template_spec, urn_for)
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
@@ -35,8 +35,8 @@ def test_a_pod_without_valid_containers_is_not_schedulable(check, containers, fi
 
 
 def test_a_gang_job_without_pod_templates_is_not_schedulable(check):
-    job = PackResource(JOBSET, "empty", {"metadata": {"name": "empty", "namespace": "training"},
-                                         "spec": {"replicatedJobs": []}})
+    job = Resource.of(JOBSET, "empty", {"metadata": {"name": "empty", "namespace": "training"},
+                                        "spec": {"replicatedJobs": []}})
     diags = check(golden().add(job))
     assert ("schedulable", job.urn) in fired(diags)
     assert any("JobSet 'empty' in namespace 'training': spec.replicatedJobs: declares no pod template, so it runs "
@@ -95,7 +95,7 @@ def test_a_namespace_whose_name_is_unknown_may_hold_the_stack_quota(check):
     assert fired(diags) == set()
     assert notes(diags, "namespace-quota") and notes(diags, "batch-limitrange")
     # Every quota lives in another namespace of the stack, so none can be in this one.
-    extra = golden().add(PackResource(NAMESPACE, "ns-extra", {"metadata": {"name": UNKNOWN_WIRE}}))
+    extra = golden().add(Resource.of(NAMESPACE, "ns-extra", {"metadata": {"name": UNKNOWN_WIRE}}))
     assert ("namespace-quota", urn_for(NAMESPACE, "ns-extra")) in fired(check(extra))
 
 

@@ -1,4 +1,5 @@
 """The pack exposes exactly docs/design.md section 3's policies, with their default levels, over gRPC."""
+from nodepools.offline.analyzer_wire import reconcile
 from nodepools.policies.registry import POLICIES
 from nodepools.policies.settings import Settings, parse_settings
 
@@ -34,9 +35,14 @@ def test_pack_info_over_grpc(pack):
 
 
 def test_schema_defaults_are_the_settings_defaults(pack):
-    """What the CLI fills in from each schema parses to exactly the documented defaults."""
-    for name, (level, props) in pack.configure({}).items():
+    """What the CLI fills in from each schema parses to exactly the documented defaults. ``today`` has no
+    default in the schema (the pack fills in the run's UTC date); a runner given a date sends it."""
+    for name, (level, props) in reconcile(pack.info(), {}).items():
+        assert "today" not in props and "today" in pack.info().policies[name].config_schema, name
         assert parse_settings(name, next(p.config for p in POLICIES if p.name == name), props) == Settings(), name
+    for name, (level, props) in pack.configure({}).items():
+        assert parse_settings(name, next(p.config for p in POLICIES if p.name == name), props) == Settings(
+            today=pack.today), name
     assert Settings().off_peak_window.model_dump(by_alias=True) == {"start": "00:00", "end": "06:00", "timeZone": "UTC"}
     assert (Settings().min_cluster_version, Settings().spot_checkpoint_max, Settings().batch_quota_share) == (
         "1.32", "30m", 0.6)

@@ -1,5 +1,5 @@
 """autoscaler-hints on shared GPU pools: the node-template resource tag must count what the plugin advertises."""
-from nodepools.offline.analyzer import PackResource
+from nodepools.inventory.resource import Resource
 
 from policy_builders import TAG, asg_tags, eks_pool, golden
 
@@ -9,11 +9,11 @@ MIG = {"nodepools.io/gpu-sharing": "mig", "nodepools.io/mig-profile": "1g.5gb", 
 
 def shared_pool(labels, tags):
     pool = eks_pool("shared", "gpu-training", "g6.12xlarge", lo=0, hi=2, gpu_model="nvidia-l4")
-    pool.properties["labels"].update(labels)
+    pool.props["labels"].update(labels)
     out = asg_tags(pool)
     for i, (key, value) in enumerate(tags.items()):
-        out.append(PackResource("aws:autoscaling/tag:Tag", f"shared-extra-{i}", {
-            "autoscalingGroupName": out[0].properties["autoscalingGroupName"],
+        out.append(Resource.of("aws:autoscaling/tag:Tag", f"shared-extra-{i}", {
+            "autoscalingGroupName": out[0].props["autoscalingGroupName"],
             "tag": {"key": TAG + key, "value": value, "propagateAtLaunch": False}},
             dependencies=(pool.urn,), property_dependencies={"autoscalingGroupName": (pool.urn,)}))
     return pool, out
@@ -21,7 +21,7 @@ def shared_pool(labels, tags):
 
 def hints(check, labels, tags, instance="g6.12xlarge"):
     pool, tag_resources = shared_pool(labels, tags)
-    pool.properties["instanceTypes"] = [instance]
+    pool.props["instanceTypes"] = [instance]
     diags = check(golden().add(pool, *tag_resources))
     return [d.message.split("\n", 1)[1] for d in diags if d.policy == "autoscaler-hints" and d.urn == pool.urn]
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from policy_builders import PackResource, fired, golden
+from policy_builders import Resource, fired, golden
 
 from nodepools.guardrails.alerts import CLOUDWATCH_SCOPE, steal_expr, throttling_expr
 from nodepools.offline.analyzer import UNKNOWN_WIRE
@@ -11,14 +11,14 @@ THROTTLED = throttling_expr(0.25)
 STEAL = steal_expr(0.1)
 
 
-def gmp(kind: str, exprs: list[str]) -> PackResource:
+def gmp(kind: str, exprs: list[str]) -> Resource:
     rules = [{"alert": f"A{i}", "expr": e} for i, e in enumerate(exprs)]
-    return PackResource(f"kubernetes:monitoring.googleapis.com/v1:{kind}", "gmp-rules", {
+    return Resource.of(f"kubernetes:monitoring.googleapis.com/v1:{kind}", "gmp-rules", {
         "metadata": {"name": "gmp-rules"}, "spec": {"groups": [{"name": "cpu", "rules": rules}]}})
 
 
-def alarm(name: str, query: str) -> PackResource:
-    return PackResource("aws:cloudwatch/metricAlarm:MetricAlarm", name, {
+def alarm(name: str, query: str) -> Resource:
+    return Resource.of("aws:cloudwatch/metricAlarm:MetricAlarm", name, {
         "name": name, "evaluationInterval": 60.0,
         "evaluationCriteria": {"promqlCriteria": {"query": query, "pendingPeriod": 900.0}}})
 
@@ -44,15 +44,15 @@ def test_a_cloudwatch_alarm_on_throttling_alone_still_misses_steal(check):
 
 def test_an_unrelated_gmp_rule_kind_does_not_count(check):
     fx = golden().drop("cpu-contention").add(
-        PackResource("kubernetes:monitoring.googleapis.com/v1:PodMonitoring", "pm", {"spec": {"groups": [
+        Resource.of("kubernetes:monitoring.googleapis.com/v1:PodMonitoring", "pm", {"spec": {"groups": [
             {"name": "cpu", "rules": [{"alert": "A", "expr": THROTTLED}, {"alert": "B", "expr": STEAL}]}]}}))
     assert fired(check(fx)) == {("throttling-monitoring", "")}
 
 
 
-def unknown_query_alarm(name: str, signal: str | None) -> PackResource:
+def unknown_query_alarm(name: str, signal: str | None) -> Resource:
     tags = {"nodepools.io/alert": signal} if signal else {}
-    return PackResource("aws:cloudwatch/metricAlarm:MetricAlarm", name, {
+    return Resource.of("aws:cloudwatch/metricAlarm:MetricAlarm", name, {
         "evaluationInterval": 60.0, "tags": tags,
         "evaluationCriteria": {"promqlCriteria": {"query": UNKNOWN_WIRE, "pendingPeriod": 900.0}}})
 

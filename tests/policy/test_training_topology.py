@@ -1,9 +1,10 @@
 """training-topology and native gangs through the real pack over gRPC, clean twins included
 (docs/design.md section 9.3)."""
-from nodepools.offline.analyzer import PackResource
+from nodepools.inventory.resource import Resource
 
 from policy_builders import (GPU, KUEUE, container, fired, golden, pod_template, template_spec, toleration,
                              workload)
+from suite_dates import PINNED
 
 PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -72,7 +73,7 @@ def test_a_local_queue_outside_the_stack_cannot_be_judged_naming_it(check):
         "preview: LocalQueue 'training/training' is not in the stack, so the flavors it admits through are unknown"]
 
 
-def jobset(annotate_workers: bool) -> PackResource:
+def jobset(annotate_workers: bool) -> Resource:
     worker_meta = {PREFERRED: "topology.k8s.aws/network-node-layer-3"} if annotate_workers else None
     gpu = {"priorityClassName": "nodepools-gpu-training", "restartPolicy": "Never",
            "nodeSelector": {"nodepools.io/pool": "train"},
@@ -107,8 +108,8 @@ def native(props: dict, group: str = "finetune-workers") -> None:
     template_spec(props)["schedulingGroup"] = {"podGroupName": group}
 
 
-def pod_group(policy: dict) -> PackResource:
-    return PackResource(PODGROUP, "finetune-workers", {
+def pod_group(policy: dict) -> Resource:
+    return Resource.of(PODGROUP, "finetune-workers", {
         "metadata": {"name": "finetune-workers", "namespace": "training"},
         "spec": {"schedulingPolicy": policy}})
 
@@ -123,8 +124,9 @@ def test_a_native_scheduling_group_is_a_gang_on_136(check):
 
 
 def test_a_native_scheduling_group_on_135_needs_136(check):
+    """Judged on a day 1.35 is in standard support (test_cluster_version_support.py judges the calendar)."""
     fx = at("1.35").add(pod_group({"gang": {"minCount": 2.0}}))
-    assert sorted(findings(check(fx), "cluster-version")) == [
+    assert sorted(findings(check(fx, {"cluster-version": {"today": PINNED.isoformat()}}), "cluster-version")) == [
         "Job 'finetune' in namespace 'training': pod spec.schedulingGroup: uses native gang scheduling (a "
         "scheduling.k8s.io PodGroup, pod spec.schedulingGroup), which needs Kubernetes 1.36; cluster 'prod' runs "
         "1.35. Fix: upgrade cluster 'prod' to 1.36 or newer, or stop using it",

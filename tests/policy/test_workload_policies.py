@@ -1,6 +1,6 @@
 """Per-workload policies (tolerations, QoS, gang scheduling, probes, spreading) over the real pack."""
 import pytest
-from policy_builders import (CLASS, GPU, JOB, PackResource, container, fired, golden, pod_template, template_spec,
+from policy_builders import (CLASS, GPU, JOB, Resource, container, fired, golden, pod_template, template_spec,
                              toleration, workload)
 
 
@@ -83,10 +83,10 @@ def test_selecting_gpu_nodes_without_gpu_request(check):
 def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
     """docs/design.md section 6: the GPU and capacity rules skip DaemonSets; the toleration rules judge
     them unless their namespace is in nodeAgentNamespaces."""
-    agent = PackResource("kubernetes:apps/v1:DaemonSet", "dcgm", {"metadata": {"namespace": "services"}, "spec": {
+    agent = Resource.of("kubernetes:apps/v1:DaemonSet", "dcgm", {"metadata": {"namespace": "services"}, "spec": {
         "template": pod_template("resident", {"priorityClassName": "nodepools-resident",
-                                              "tolerations": [toleration(GPU), toleration(CLASS, "gpu-inference")],
-                                              "containers": [container("100m", "128Mi")]})}})
+                                             "tolerations": [toleration(GPU), toleration(CLASS, "gpu-inference")],
+                                             "containers": [container("100m", "128Mi")]})}})
     fx = golden().add(agent)
     diags = check(fx)
     assert fired(diags) == {("toleration-approval", fx.urn("dcgm"))}
@@ -102,10 +102,10 @@ def test_node_agent_tolerations_are_approved_by_node_agent_namespaces(check):
 
 
 def test_blanket_toleration_of_a_node_agent(check):
-    agent = PackResource("kubernetes:apps/v1:DaemonSet", "logs", {"metadata": {"namespace": "logging"}, "spec": {
+    agent = Resource.of("kubernetes:apps/v1:DaemonSet", "logs", {"metadata": {"namespace": "logging"}, "spec": {
         "template": pod_template("resident", {"priorityClassName": "nodepools-resident",
-                                              "tolerations": [{"operator": "Exists"}],
-                                              "containers": [container("100m", "128Mi")]})}})
+                                             "tolerations": [{"operator": "Exists"}],
+                                             "containers": [container("100m", "128Mi")]})}})
     fx = golden().add(agent)
     assert [d.message.split("\n")[1] for d in check(fx) if d.policy == "no-blanket-tolerations"] == [
         "DaemonSet 'logs' in namespace 'logging': spec.template.spec.tolerations[0]: an empty key with operator "

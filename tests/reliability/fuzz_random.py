@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterable
 
 from pulumi.runtime import proto
 
-from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError, PackResource
+from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError
+from nodepools.inventory.resource import Resource
 from nodepools.offline.analyzer_wire import analyze_requests, stack_request
 
 # What an exception's text looks like when it reaches a message (the pack must word its own).
@@ -140,7 +141,7 @@ def damaged_props(rng: random.Random, props: dict, unknown_only: bool, path: lis
     return out if isinstance(out, dict) else {}
 
 
-def analyze_damaged(pack: Any, items: list[PackResource], damaged_urns: set[str]) -> list[Diagnostic]:
+def analyze_damaged(pack: Any, items: list[Resource], damaged_urns: set[str]) -> list[Diagnostic]:
     """``Analyze`` only the damaged resources (the rest is the compliant base, whose own verdicts
     never change) and ``AnalyzeStack`` the whole stack, as the engine would."""
     out: list[Diagnostic] = []
@@ -174,7 +175,7 @@ class Case:
 
     index: int
     unknown_only: bool
-    stack: list[PackResource]
+    stack: list[Resource]
     damage: list[tuple[str, str, list]]  # (type, name, path)
 
     @property
@@ -187,7 +188,7 @@ class Case:
                                                       for t, n, p in self.damage)
 
 
-def generate(bases: dict[str, list[PackResource]], types: list[tuple[str, str]], seed: str, index: int) -> Case:
+def generate(bases: dict[str, list[Resource]], types: list[tuple[str, str]], seed: str, index: int) -> Case:
     """Input ``index``: the type ``types[index % len(types)]`` damaged on its base stack,
     sometimes with a few other resources of the stack damaged too."""
     rng = random.Random(f"{seed}:{index}")
@@ -202,7 +203,7 @@ def generate(bases: dict[str, list[PackResource]], types: list[tuple[str, str]],
     damage = []
     for i in picked:
         path: list = []
-        stack[i] = replace(stack[i], properties=damaged_props(rng, stack[i].properties, unknown_only, path))
+        stack[i] = replace(stack[i], props=damaged_props(rng, stack[i].props, unknown_only, path))
         damage.append((stack[i].type, stack[i].name, path))
     return Case(index, unknown_only, stack, damage)
 
@@ -239,7 +240,7 @@ class Tally:
                 f"diagnostics, {self.unknown_violations} with unknowns turned into violations, {self.other} other")
 
 
-def sweep_cases(bases: dict[str, list[PackResource]], types: list[tuple[str, str]]) -> Iterable[Case]:
+def sweep_cases(bases: dict[str, list[Resource]], types: list[tuple[str, str]]) -> Iterable[Case]:
     """The sentinel in every position of every resource of every type, one at a time."""
     from fuzz_mutations import set_path
 
@@ -248,9 +249,9 @@ def sweep_cases(bases: dict[str, list[PackResource]], types: list[tuple[str, str
         for i, res in enumerate(bases[cloud]):
             if res.type != type_:
                 continue
-            for path in positions(res.properties):
+            for path in positions(res.props):
                 stack = list(bases[cloud])
-                stack[i] = replace(res, properties=set_path(res.properties, path, UNKNOWN_WIRE))
+                stack[i] = replace(res, props=set_path(res.props, path, UNKNOWN_WIRE))
                 yield Case(index, True, stack, [(res.type, res.name, list(path))])
                 index += 1
 
@@ -264,7 +265,7 @@ def judge(pack: Any, policies: set[str], case: Case, tally: Tally) -> None:
     tally.add(case, problems(diagnostics, policies, case.unknown_only))
 
 
-def sweep(pack: Any, bases: dict[str, list[PackResource]], types: list[tuple[str, str]]) -> Tally:
+def sweep(pack: Any, bases: dict[str, list[Resource]], types: list[tuple[str, str]]) -> Tally:
     tally = Tally()
     policies = set(pack.info().policies)
     for case in sweep_cases(bases, types):
@@ -272,7 +273,7 @@ def sweep(pack: Any, bases: dict[str, list[PackResource]], types: list[tuple[str
     return tally
 
 
-def run(pack: Any, bases: dict[str, list[PackResource]], types: list[tuple[str, str]], seed: str,
+def run(pack: Any, bases: dict[str, list[Resource]], types: list[tuple[str, str]], seed: str,
         indexes: Iterable[int], tally: Tally | None = None, progress: Callable[[Tally], None] | None = None) -> Tally:
     """Every input of ``indexes`` through ``pack`` (anything with the runner's ``call``)."""
     tally = tally or Tally()

@@ -20,7 +20,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
-from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError, PackResource, PolicyPackRunner
+from nodepools.offline.analyzer import UNKNOWN_WIRE, Diagnostic, PackError, PolicyPackRunner
+from nodepools.inventory.resource import Resource
 
 from nodepools.inventory.workloads import WORKLOAD_TYPES
 
@@ -44,9 +45,10 @@ from pack_under_test import pack_runner  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def pack():
-    """``policy/`` unless ``NODEPOOLS_TEST_PACK`` says otherwise (tests/pack/pack_under_test.py)."""
-    runner = pack_runner().start()
+def pack(session_told):
+    """``policy/`` unless ``NODEPOOLS_TEST_PACK`` says otherwise (tests/pack/pack_under_test.py), on the
+    suite's date."""
+    runner = pack_runner(today=session_told).start()
     runner.configure()  # every policy at its default level and config
     yield runner
     runner.close()
@@ -57,7 +59,7 @@ TYPES = pack_types(BASES)
 WORKLOADS = sorted((r.type, r.name) for r in BASES["gcp"] if r.type in WORKLOAD_TYPES)
 
 
-def judged(pack: PolicyPackRunner, stack: list[PackResource], damaged: set[str]) -> list[Diagnostic]:
+def judged(pack: PolicyPackRunner, stack: list[Resource], damaged: set[str]) -> list[Diagnostic]:
     """The pack's diagnostics; every way of failing to answer is a test failure."""
     for item in stack:
         if item.urn in damaged:
@@ -78,9 +80,9 @@ def judged(pack: PolicyPackRunner, stack: list[PackResource], damaged: set[str])
     return diagnostics
 
 
-def damage(data, stack: list[PackResource], indexes: list[int], unknown_only: bool = False) -> set[str]:
+def damage(data, stack: list[Resource], indexes: list[int], unknown_only: bool = False) -> set[str]:
     for i in indexes:
-        stack[i] = replace(stack[i], properties=data.draw(mutated_props(stack[i].properties, unknown_only),
+        stack[i] = replace(stack[i], props=data.draw(mutated_props(stack[i].props, unknown_only),
                                                           label=f"{stack[i].type} {stack[i].name}"))
     return {stack[i].urn for i in indexes}
 
@@ -104,7 +106,7 @@ def test_several_damaged_resources_at_once(pack, data):
     judged(pack, stack, damage(data, stack, picked))
 
 
-def _about(d: Diagnostic, item: PackResource) -> bool:
+def _about(d: Diagnostic, item: Resource) -> bool:
     """A diagnostic on ``item``: a violation naming it, or a cannot-judge note for it."""
     return d.urn == item.urn or (d.cannot_judge and f"'{item.name}'" in d.message)
 
@@ -119,8 +121,8 @@ def test_a_malformed_workload_is_never_silently_accepted(pack, type_, name, data
     stack = list(BASES["gcp"])
     i = next(i for i, r in enumerate(stack) if r.type == type_ and r.name == name)
     path = data.draw(st.sampled_from(pod_spec_paths(WORKLOAD_TYPES[type_])), label="path")
-    bad = data.draw(malformations(get_path(stack[i].properties, path)), label="malformation")
-    stack[i] = replace(stack[i], properties=set_path(stack[i].properties, path, bad))
+    bad = data.draw(malformations(get_path(stack[i].props, path)), label="malformation")
+    stack[i] = replace(stack[i], props=set_path(stack[i].props, path, bad))
     diagnostics = judged(pack, stack, {stack[i].urn})
     assert [d for d in diagnostics if _about(d, stack[i])], (
         f"{name} with {'.'.join(map(str, path))} = {bad!r:.80} got no verdict")
@@ -151,7 +153,7 @@ def test_a_random_slice_of_the_counting_fuzzer(pack):
 
 # Every position the sentinel can take, per type: each property path of each resource of it.
 POSITIONS = {type_: [(i, path) for i, r in enumerate(BASES[cloud]) if r.type == type_
-                     for path in positions(r.properties)] for cloud, type_ in TYPES}
+                     for path in positions(r.props)] for cloud, type_ in TYPES}
 
 
 @pytest.mark.parametrize("cloud, type_", TYPES, ids=[f"{c}:{t}" for c, t in TYPES])
@@ -162,7 +164,7 @@ def test_the_unknown_sentinel_anywhere_is_never_a_violation(pack, cloud, type_, 
     reads: no error, no violation (cannot-judge notes only). `make fuzz` puts it in every one."""
     i, path = data.draw(st.sampled_from(POSITIONS[type_]), label="position")
     stack = list(BASES[cloud])
-    stack[i] = replace(stack[i], properties=set_path(stack[i].properties, path, UNKNOWN_WIRE))
+    stack[i] = replace(stack[i], props=set_path(stack[i].props, path, UNKNOWN_WIRE))
     diagnostics = judged(pack, stack, {stack[i].urn})
     assert [(d.policy, d.message) for d in diagnostics if not d.cannot_judge] == [], path
 
@@ -203,7 +205,7 @@ def test_known_gap(pack, case, type_, name, path, value, expect):
     cloud = "aws" if type_.startswith("aws:") else "gcp"
     stack = list(BASES[cloud])
     i = next(i for i, r in enumerate(stack) if r.type == type_ and r.name == name)
-    stack[i] = replace(stack[i], properties=set_path(stack[i].properties, path, value))
+    stack[i] = replace(stack[i], props=set_path(stack[i].props, path, value))
     diagnostics = judged(pack, stack, {stack[i].urn})
     if expect == "verdict":
         assert [d for d in diagnostics if _about(d, stack[i])], f"{case}: no verdict"
@@ -244,7 +246,7 @@ FOUND = [
 def test_found_by_the_fuzzers(pack, case, cloud, type_, name, path, value, notes):
     stack = list(BASES[cloud])
     i = next(i for i, r in enumerate(stack) if r.type == type_ and r.name == name)
-    stack[i] = replace(stack[i], properties=set_path(stack[i].properties, path, value))
+    stack[i] = replace(stack[i], props=set_path(stack[i].props, path, value))
     diagnostics = judged(pack, stack, {stack[i].urn})
     if value == UNKNOWN_WIRE:
         assert [(d.policy, d.message) for d in diagnostics if not d.cannot_judge] == []

@@ -1,11 +1,14 @@
 """``nodepools plan``: the real program of a stack, offline, for people and for machines."""
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import yaml
 
 from nodepools.plan.cli import main
 from nodepools.policies.registry import POLICIES
+from nodepools.spec.kube_versions import DEFAULT_KUBERNETES_VERSION, oldest_in_standard_support, standard_support_end
+from nodepools.vocabulary import Cloud
 
 
 def plan_json(capsys, *argv):
@@ -131,3 +134,32 @@ def test_the_plan_says_where_the_throttling_alerts_are_evaluated(capsys, monkeyp
     assert "\nAlerts: CloudWatch (the cloud's managed backend: alerts.backend unset): two PromQL alarms with no " \
            "alarm actions (set alerts.alarm_actions to be notified)" in out
     assert "     2  aws:cloudwatch/metricAlarm:MetricAlarm\n" in out
+
+
+def test_the_plan_and_its_pack_judge_on_its_today(capsys, tmp_path):
+    """``--today``: from the day the shipped minor leaves EKS standard support, aws-dev's cluster gets
+    ``cluster-version`` (advisory: exit 0); the day before, nothing; a policy's own ``today`` wins."""
+    end, _ = standard_support_end(Cloud.AWS, DEFAULT_KUBERNETES_VERSION)
+    before = (end - timedelta(days=1)).isoformat()
+    code, plan = plan_json(capsys, "--stack", "aws-dev", "--today", before)
+    assert (code, plan["today"], plan["policy"]["violations"]) == (0, before, [])
+    code, plan = plan_json(capsys, "--stack", "aws-dev", "--today", end.isoformat())
+    assert (code, plan["today"]) == (0, end.isoformat())
+    assert [(v["policy"], v["enforcement"], v["resource"], v["message"].split("\n", 1)[1])
+            for v in plan["policy"]["violations"]] == [(
+        "cluster-version", "advisory", "aws:eks/cluster:Cluster np-aws-dev",
+        f"aws:eks/cluster:Cluster 'np-aws-dev': version: version {DEFAULT_KUBERNETES_VERSION} left EKS standard "
+        f"support on {end.isoformat()}: EKS extended support is billed per cluster-hour. Fix: set version to "
+        f"{oldest_in_standard_support(Cloud.AWS, end)} or newer (upgrade one minor version at a time)")]
+    config = tmp_path / "pack.json"
+    config.write_text(json.dumps({"cluster-version": {"today": before}}))
+    code, plan = plan_json(capsys, "--stack", "aws-dev", "--today", end.isoformat(), "--policy-pack-config", str(config))
+    assert (code, plan["policy"]["violations"]) == (0, [])
+
+
+def test_a_today_that_is_no_date_is_a_usage_error(capsys, tmp_path):
+    report = tmp_path / "plan.json"
+    assert main(["plan", "--stack", "aws-dev", "--today", "2027-02-30", "--json-file", str(report)]) == 2
+    assert capsys.readouterr().err == ("nodepools plan: argument --today: '2027-02-30' is not a date YYYY-MM-DD\n")
+    document = json.loads(report.read_text())
+    assert (document["status"], document["today"]) == ("invalid", None)

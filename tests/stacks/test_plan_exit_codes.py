@@ -45,7 +45,7 @@ def test_an_untyped_karpenter_nodepool_from_workloads_never_ends_in_a_traceback_
 
 
 def test_an_exception_inside_nodepools_is_one_line_exit_2_and_a_failed_report(tmp_path, capsys, monkeypatch):
-    def broken(_run):
+    def broken(_run, _view):
         raise TypeError("unhashable type: 'list'")
 
     monkeypatch.setattr(stages, "training_report", broken)

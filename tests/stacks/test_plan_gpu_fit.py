@@ -6,9 +6,12 @@ from pathlib import Path
 import pytest
 
 from nodepools.config import StackConfigError
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import StackModel
 from nodepools.placement import analyze
 from nodepools.placement.gpu_fit import gpu_fit_rows, gpu_fit_text
 from nodepools.plan.cli import main
+from suite_dates import PINNED
 
 ROOT = Path(__file__).resolve().parents[2]
 EKS = "aws:eks/nodeGroup:NodeGroup"
@@ -38,7 +41,7 @@ def pool(name, instance_type, model, **labels):
              "labels": {"nodepools.io/pool-class": "gpu-inference", "nodepools.io/pool": name,
                         "nodepools.io/accelerator": model, **labels},
              "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]}
-    return {"type": EKS, "urn": f"urn:pulumi:dev::p::{EKS}::{name}", "name": name, "inputs": props}
+    return Resource.of(EKS, name, props, urn=f"urn:pulumi:dev::p::{EKS}::{name}")
 
 
 def deployment(name, memory_gib, resource="nvidia.com/gpu", pool_name=None):
@@ -49,7 +52,7 @@ def deployment(name, memory_gib, resource="nvidia.com/gpu", pool_name=None):
     props = {"metadata": {"name": name, "namespace": "inference"}, "spec": {"template": {
         "metadata": {"annotations": {"nodepools.io/model-memory-gib": str(memory_gib)}}, "spec": spec}}}
     t = "kubernetes:apps/v1:Deployment"
-    return {"type": t, "urn": f"urn:pulumi:dev::p::{t}::{name}", "name": name, "inputs": props}
+    return Resource.of(t, name, props, urn=f"urn:pulumi:dev::p::{t}::{name}")
 
 
 def test_the_gpu_view_flags_misfits_and_reads_mig_slices():
@@ -61,7 +64,7 @@ def test_the_gpu_view_flags_misfits_and_reads_mig_slices():
         deployment("tiny-on-l4", 2, pool_name="l4"),
         deployment("slice", 30, resource="nvidia.com/mig-3g.40gb"),
     ]
-    report = analyze(resources)
+    report = analyze(StackModel(resources, today=PINNED))
     assert {r["workload"]: r["misfit"] for r in gpu_fit_rows(report)} == {
         "big-on-l4": "too-small", "tiny-on-l4": "oversized", "slice": None}
     assert gpu_fit_text(report) == [

@@ -38,9 +38,10 @@ def test_the_plan_shows_warm_pools_and_each_model_servers_wait(capsys, tmp_path)
         "wait_with_warm_seconds": 240.0, "wait_without_warm_seconds": 660.0}]
 
 
-def test_the_text_plan_names_a_cold_pool_and_the_longer_wait(stack_config, run_stack):
+def test_the_text_plan_names_a_cold_pool_and_the_longer_wait(stack_config, run_stack, today):
     """aws-dev without its warm replica: the example's server waits for a node as well as its model."""
     from nodepools.plan.headroom import headroom_report
+    from nodepools.plan.model import plan_view
     from nodepools.plan.project import load_project
     from nodepools.plan.render import render
     from nodepools.plan.run import StackRun, run_stack as run_project, with_workloads
@@ -51,7 +52,7 @@ def test_the_text_plan_names_a_cold_pool_and_the_longer_wait(stack_config, run_s
     assert error is None
     platform = StackRun(load_project(ROOT), "aws-dev", ROOT / "stacks" / "__main__.py", run, None)
     judged = with_workloads(platform, [run_project(load_project(ROOT / "examples" / "gpu-inference"), "dev")])
-    report = headroom_report(judged)
+    report = headroom_report(plan_view(judged.run, today))
     assert report["text"] == [
         "Warm capacity (gpu-inference pools):",
         "  np-aws-dev-inference: none (a new replica waits for a GPU node to start; set warm: {replicas: N})",

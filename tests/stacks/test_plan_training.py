@@ -11,10 +11,17 @@ from nodepools.clouds.topology import is_topology_label
 from nodepools.inventory.pools import read_pool
 from nodepools.plan.project import load_project
 from nodepools.plan.run import run_stack
+from nodepools.plan.model import plan_view
 from nodepools.plan.training import training_report
+from suite_dates import PINNED
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = "nodepools-atomic-provisioning"
+
+
+def training(stack_run):
+    """The plan's training section of ``stack_run`` (its stack model on the suite's date)."""
+    return training_report(stack_run, plan_view(stack_run.run, PINNED))
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +93,7 @@ def test_karpenter_training_gets_the_topology_without_the_check(runs):
 
 
 def test_the_plan_shows_each_training_pool(runs):
-    assert training_report(runs["aws-prod"])["text"] == [
+    assert training(runs["aws-prod"])["text"] == [
         "Training (gpu-training pools and multi-pod GPU workloads):",
         "  pool np-aws-prod-training: placement compact (cluster placement group)",
         "    topology: Topology nodepools-aws-network-3: topology.k8s.aws/network-node-layer-1 > "
@@ -95,10 +102,10 @@ def test_the_plan_shows_each_training_pool(runs):
         "nodepools-atomic-provisioning, best-effort-atomic-scale-up.autoscaling.x-k8s.io)",
         "  autoscaler: cluster-autoscaler runs with --enable-provisioning-requests=true "
         "--kube-api-content-type=application/json"]
-    gke = training_report(runs["gcp-dev"])
+    gke = training(runs["gcp-dev"])
     assert gke["autoscaler"] == "GKE's built-in autoscaler serves ProvisioningRequests (no flag to set)"
     assert gke["pools"][0]["placement"] == "compact (compact placement policy)"
-    karpenter = training_report(runs["aws-karpenter"])["pools"][0]
+    karpenter = training(runs["aws-karpenter"])["pools"][0]
     assert (karpenter["placement"], karpenter["gangs"]) == (
         "spread (Karpenter launches its nodes without a placement group)",
         "as Karpenter buys nodes, not atomically (Karpenter serves no ProvisioningRequests)")
@@ -106,7 +113,7 @@ def test_the_plan_shows_each_training_pool(runs):
 
 def test_the_plan_says_the_default_placement_is_set_at_creation_only():
     run = run_stack(load_project(ROOT), "aws-dev")
-    assert training_report(run)["pools"][0]["placement"] == (
+    assert training(run)["pools"][0]["placement"] == (
         "compact (cluster placement group; the default, set when the pool is created: a pool that already exists "
         "keeps its placement, set placement: compact to move it, which replaces it)")
 
@@ -114,7 +121,7 @@ def test_the_plan_says_the_default_placement_is_set_at_creation_only():
 def test_the_plan_shows_each_multi_pod_training_workload(runs):
     from nodepools.plan.run import with_workloads
     app = run_stack(load_project(ROOT / "examples" / "spot-training"), "dev")
-    report = training_report(with_workloads(runs["aws-karpenter"], [app]))
+    report = training(with_workloads(runs["aws-karpenter"], [app]))
     assert report["workloads"] == [{
         "workload": "Job training/llm-finetune", "pods": 2.0,
         "gang": "Kueue (kueue.x-k8s.io/queue-name: gpu-training)", "topology_request": "none",
@@ -135,7 +142,7 @@ def test_a_native_gang_is_named_with_the_apis_stage():
         k8s.batch.v1.Job("ranks", metadata={"name": "ranks", "namespace": "training"},
                          spec={"parallelism": 4, "template": template})
     project = load_project(ROOT)
-    report = training_report(StackRun(project, "dev", project.root / "stacks", run_program(program), None))
+    report = training(StackRun(project, "dev", project.root / "stacks", run_program(program), None))
     assert report["workloads"][0]["gang"] == "native scheduling group (PodGroup 'ranks')"
     assert report["notes"] == [
         "The native scheduling group (scheduling.k8s.io Workload / PodGroup) is alpha in Kubernetes 1.36 (KEP-4671: "
@@ -156,4 +163,4 @@ def test_a_kueue_the_stack_does_not_install_must_restart_after_the_crd():
     run, error = run_program_capture(lambda: runpy.run_path(str(project.program()), run_name="__main__"),
                                      project=project.name, stack="aws-prod", config=config)
     assert error is None
-    assert training_report(StackRun(project, "aws-prod", project.program(), run, None))["notes"] == [KUEUE_RESTART_NOTE]
+    assert training(StackRun(project, "aws-prod", project.program(), run, None))["notes"] == [KUEUE_RESTART_NOTE]

@@ -48,3 +48,46 @@ def test_a_workload_sized_for_another_platform_fails_the_gate_with_the_reason(ca
 def test_a_missing_app_project_is_an_error(capsys):
     code, _ = plan(capsys, "--stack", "aws-dev", "--workloads", "examples/does-not-exist")
     assert code == 2
+
+
+# An app whose namespace is named by the platform stack (a StackReference output: unknown at preview) and
+# labelled resident; its Deployment names the namespace by the Namespace's output (a property dependency).
+NAMESPACE_BY_DEPENDENCY = '''
+import pulumi
+import pulumi_kubernetes as k8s
+
+platform = pulumi.StackReference("organization/platform/aws-dev")
+namespace = k8s.core.v1.Namespace("shop", metadata={"name": platform.get_output("shopNamespace"),
+                                                    "labels": {"nodepools.io/workload-class": "resident"}})
+requests = {"cpu": "500m", "memory": "512Mi"}
+k8s.apps.v1.Deployment("shop-api", metadata={"name": "shop-api", "namespace": namespace.metadata.name}, spec={
+    "replicas": 2, "selector": {"matchLabels": {"app": "shop-api"}},
+    "template": {"metadata": {"labels": {"app": "shop-api"}}, "spec": {
+        "priorityClassName": "nodepools-resident",
+        "tolerations": [{"key": "nodepools.io/pool-class", "operator": "Equal", "value": "batch",
+                         "effect": "NoSchedule"}],
+        "containers": [{"name": "api", "image": "registry.example/shop:1",
+                        "resources": {"requests": requests, "limits": requests}}]}}})
+'''
+
+
+def test_a_namespace_named_by_dependency_gives_its_class_to_the_plan_as_to_the_pack(capsys, tmp_path):
+    """Issue 30: the pack reported resident-off-spot while the plan's placement said class None."""
+    app = tmp_path / "shop"
+    app.mkdir()
+    (app / "Pulumi.yaml").write_text("name: shop\nruntime: python\n")
+    (app / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (app / "__main__.py").write_text(NAMESPACE_BY_DEPENDENCY)
+    code, out = plan(capsys, "--stack", "aws-dev", "--json", "--workloads", str(app))
+    data = json.loads(out)
+    assert code == 1 and data["status"] == "violations"
+    [row] = [w for w in data["placement"]["workloads"] if w["workload"] == "shop-api"]
+    assert (row["namespace"], row["class"], row["spot_pools_while_resident"]) == (
+        "<shop>", "resident", ["np-aws-dev-batch"])
+    assert "shop-api" in data["placement"]["flagged"]
+    [off_spot] = [v for v in data["policy"]["violations"]
+                  if v["policy"] == "resident-off-spot" and v["resource"] == "kubernetes:apps/v1:Deployment shop-api"]
+    assert (off_spot["enforcement"], off_spot["message"].split("\n", 1)[1]) == ("mandatory", (
+        "Deployment 'shop-api' in namespace '<shop>': spec.template.spec: a resident workload can land on spot "
+        "pool(s) 'np-aws-dev-batch', which the cloud reclaims at short notice. Fix: select on-demand capacity "
+        "(nodepools.io/capacity: on-demand) or a pool of its own class"))

@@ -12,15 +12,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def platform():
-    from nodepools.offline.analyzer import PackResource
     from nodepools.plan.project import load_project
     from nodepools.plan.run import run_stack
-    return [PackResource.from_registration(r) for r in run_stack(load_project(ROOT), "aws-dev").run.resources]
+    return list(run_stack(load_project(ROOT), "aws-dev").run.resources)
 
 
 @pytest.fixture(scope="session")
-def pack():
-    """``policy/`` unless ``NODEPOOLS_TEST_PACK`` says otherwise (tests/pack/pack_under_test.py)."""
+def pack(session_told):
+    """``policy/`` unless ``NODEPOOLS_TEST_PACK`` says otherwise (tests/pack/pack_under_test.py), on the
+    suite's date."""
     from pack_under_test import pack_runner
-    with pack_runner(stack="aws-dev") as runner:
+    with pack_runner(stack="aws-dev", today=session_told) as runner:
         yield runner

@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from nodepools.offline.analyzer import Diagnostic, PackResource
+from nodepools.offline.analyzer import Diagnostic
+from nodepools.inventory.resource import Resource
 
 HERE = Path(__file__).resolve().parent
 VENDORED = HERE / "vendored"
@@ -52,7 +53,7 @@ def read(entry: Entry) -> str:
     return vendored_path(entry).read_text()
 
 
-def resources(text: str) -> list[PackResource]:
+def resources(text: str) -> list[Resource]:
     """Each workload document as pulumi-kubernetes would register it (its manifest as inputs)."""
     out = []
     for doc in yaml.safe_load_all(text):
@@ -61,7 +62,7 @@ def resources(text: str) -> list[PackResource]:
         group = doc["apiVersion"] if "/" in doc["apiVersion"] else f"core/{doc['apiVersion']}"
         meta = doc.get("metadata") or {}
         name = meta.get("name") or meta.get("generateName", "").rstrip("-") or doc["kind"].lower()
-        out.append(PackResource(f"kubernetes:{group}:{doc['kind']}", name, doc))
+        out.append(Resource.of(f"kubernetes:{group}:{doc['kind']}", name, doc))
     return out
 
 
@@ -74,5 +75,5 @@ def verdicts(diagnostics: list[Diagnostic], names: dict[str, str]) -> list[str]:
     return sorted(out)
 
 
-def judge(pack: Any, platform: list, entry_resources: list[PackResource], config: Any = None) -> list[Diagnostic]:
+def judge(pack: Any, platform: list, entry_resources: list[Resource], config: Any = None) -> list[Diagnostic]:
     return pack.check(list(platform) + entry_resources, config)

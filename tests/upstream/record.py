@@ -11,9 +11,11 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpus import HERE, entries, read, resources, vendored_path, verdicts  # noqa: E402
+from suite_dates import PINNED  # noqa: E402
 
-from nodepools.offline.analyzer import PackResource, PolicyPackRunner  # noqa: E402
+from nodepools.offline.analyzer import PolicyPackRunner  # noqa: E402
 from nodepools.plan.project import load_project  # noqa: E402
 from nodepools.plan.run import run_stack  # noqa: E402
 
@@ -24,10 +26,11 @@ HEADER = ("# Upstream manifests placed on the aws-dev platform, with the pack's 
 
 
 def main() -> None:
-    platform = [PackResource.from_registration(r) for r in run_stack(load_project(ROOT), "aws-dev").run.resources]
+    platform = list(run_stack(load_project(ROOT), "aws-dev").run.resources)
     names = {r.urn: r.name for r in platform}
     found = {}
-    with PolicyPackRunner(pack_dir=ROOT / "policy", stack="aws-dev") as pack:
+    # On the suite's date, as the corpus test judges them (tests/suite_dates.py).
+    with PolicyPackRunner(pack_dir=ROOT / "policy", stack="aws-dev", today=PINNED) as pack:
         for entry in entries():
             if not vendored_path(entry).is_file():
                 print("MISSING (vendor it with vendor.py)", entry.id)

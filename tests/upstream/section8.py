@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from corpus import HERE, VENDORED
-from nodepools.offline.analyzer import PackResource
+from nodepools.inventory.resource import Resource
 
 # The documents a stack of these projects registers that the pack reads (section 8's header).
 KINDS = {
@@ -102,12 +102,12 @@ def documents(case: Case) -> list[dict]:
     return docs
 
 
-def resources(case: Case) -> list[PackResource]:
+def resources(case: Case) -> list[Resource]:
     out = []
     for doc in documents(case):
         if (doc.get("apiVersion"), doc.get("kind")) not in KINDS:
             continue
         group = doc["apiVersion"] if "/" in doc["apiVersion"] else f"core/{doc['apiVersion']}"
         name = _address(doc).split("/", 1)[1] or doc["kind"].lower()
-        out.append(PackResource(f"kubernetes:{group}:{doc['kind']}", name, doc))
+        out.append(Resource.of(f"kubernetes:{group}:{doc['kind']}", name, doc))
     return out

@@ -24,14 +24,13 @@ PENDING: dict[str, str] = {}
 def platforms(platform):
     """Each shipped platform's resources as the engine would send them, built on first use
     (aws-dev is the session's, shared with the first corpus)."""
-    from nodepools.offline.analyzer import PackResource
     from nodepools.plan.project import load_project
     from nodepools.plan.run import run_stack
     built: dict = {"aws-dev": platform}
 
     def get(stack: str) -> list:
         if stack not in built:
-            built[stack] = [PackResource.from_registration(r) for r in run_stack(load_project(ROOT), stack).run.resources]
+            built[stack] = list(run_stack(load_project(ROOT), stack).run.resources)
         return built[stack]
     return get
 

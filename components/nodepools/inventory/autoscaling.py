@@ -13,9 +13,7 @@ docs/design.md section 9.4 ("Warm capacity objects"):
   workload its ``scalableRef`` names; a Deployment whose pods run at a PriorityClass of the
   stack with a negative value and ``preemptionPolicy: Never`` (the classic placeholder).
 
-Resources are duck-typed: ``type``, ``urn``, ``name``, ``props`` (plain data, UNKNOWN
-where preview cannot know) and ``dependencies`` (``policies.base.Res`` and
-``placement.resources.StackResource`` both are).
+Resources are ``inventory.resource.Resource``s (plain data, UNKNOWN where preview cannot know).
 """
 from __future__ import annotations
 

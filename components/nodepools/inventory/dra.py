@@ -16,8 +16,8 @@ ResourceClaimTemplate the same under ``spec.spec``. A pod's
 
 A pod spec alone cannot say whether its claims target a GPU: the answer needs the
 stack's claims and classes. ``read_index`` reads them once per stack into a
-``DraIndex``, which the stack's readers hold (``placement.resources.Stack.dra``,
-``policies.stack_view.StackView.dra``) and pass to every GPU-request question.
+``DraIndex``, which the stack model holds (``inventory.stack_model.StackModel.dra``) and
+passes to every GPU-request question.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from typing import Any, Iterable
 from nodepools import vocabulary as v
 from nodepools.inventory.dra_classes import ClassKind, class_kind, device_class_is_gpu, published_classes, \
     selected_profile
-from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, plain
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.values import UNKNOWN, as_list, dig, is_unknown
 
 __all__ = ["ALL", "DraIndex", "GpuAlternative", "GpuClaim", "claimed_gpus", "claims_gpu", "device_class_is_gpu",
            "read_index", "requested_devices"]
@@ -86,19 +87,16 @@ class DraIndex:
         return self.kinds.get(name, ClassKind())
 
 
-def read_index(resources: Iterable[Any], extra_gpu_classes: Iterable[str] = ()) -> DraIndex:
-    """Index the DRA objects among ``resources`` (anything with type and props/inputs)."""
+def read_index(resources: Iterable[Resource], extra_gpu_classes: Iterable[str] = ()) -> DraIndex:
+    """Index the DRA objects among ``resources``."""
     index = DraIndex(extra_gpu_classes=frozenset(extra_gpu_classes))
     published: dict[str, ClassKind] = {}
     for resource in resources:
-        get = resource.get if isinstance(resource, dict) else (lambda k, d=None: getattr(resource, k, d))
-        type_ = get("type") or get("resource_type")
-        raw = get("props") if get("props") is not None else get("inputs")
+        type_, props = resource.type, resource.props
         if type_ not in v.DRA_TYPES:
-            published.update(published_classes(str(type_), plain(raw)))
+            published.update(published_classes(type_, props))
             continue
-        props = as_dict(plain(raw))
-        name = dig(props, "metadata", "name", default=get("name"))
+        name = dig(props, "metadata", "name", default=resource.name)
         namespace = dig(props, "metadata", "namespace", default="default")
         if not isinstance(name, str) or not isinstance(namespace, str):
             continue

@@ -7,11 +7,12 @@ resources), so it reads user resources exactly like ours. Custom gang kinds
 several pod templates; each becomes a ``PodTemplate`` with the number of pods it
 stands for. Type tokens are pulumi-kubernetes' for any object
 (``kubernetes:<group>/<version>:<Kind>``), whether a typed resource, a CustomResource or
-a child of a ConfigFile / ConfigGroup / Helm chart.
+a child of a ConfigFile / ConfigGroup / Helm chart. A workload's namespace and class in its stack
+are the stack model's answers (``inventory.stack_model``), never read here alone.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from nodepools.inventory.custom_workloads import CUSTOM_TYPES, read_custom
 from nodepools.inventory.kserve import read_inference_service
@@ -19,10 +20,9 @@ from nodepools.inventory.pod_templates import UNKNOWN_ROLE, GangPolicy, PodTempl
 from nodepools.inventory.pod_templates import unknown_templates
 from nodepools.inventory.trainer import TYPE_TRAINJOB, Runtimes, read_trainjob
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list, known_str_map, plain
-from nodepools.vocabulary import K8S_WORKLOAD_TYPES, LABEL_WORKLOAD_CLASS, TYPE_KSERVE_INFERENCE_SERVICE, PoolClass
+from nodepools.vocabulary import K8S_WORKLOAD_TYPES, TYPE_KSERVE_INFERENCE_SERVICE
 
-__all__ = ["GangPolicy", "PodTemplate", "UNKNOWN_ROLE", "Workload", "is_workload_type", "read_workload",
-           "resolve_class"]
+__all__ = ["GangPolicy", "PodTemplate", "UNKNOWN_ROLE", "Workload", "is_workload_type", "read_workload"]
 
 TYPE_JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 TYPE_PYTORCHJOB = "kubernetes:kubeflow.org/v1:PyTorchJob"
@@ -105,20 +105,3 @@ def read_workload(resource_type: str, props: Any, urn: str = "", name: str = "",
         labels=known_str_map(dig(meta, "labels")), annotations=known_str_map(dig(meta, "annotations")),
         templates=templates, raw_spec=spec if is_unknown(spec) else as_dict(spec), **extras,
     )
-
-
-def resolve_class(workload: Workload, namespace_labels: Mapping[str, Any]) -> Any:
-    """docs/design.md section 2: the pod template's ``nodepools.io/workload-class``
-    label, else the workload's own, else its namespace's. None when unresolved
-    or not one of the four classes; UNKNOWN when a label that decides it is unknown."""
-    value = workload.label(LABEL_WORKLOAD_CLASS)
-    if value is None and isinstance(workload.namespace, str):
-        value = dig(namespace_labels.get(workload.namespace), LABEL_WORKLOAD_CLASS)
-    if value is None:
-        return workload.default_class
-    if is_unknown(value):
-        return UNKNOWN
-    try:
-        return PoolClass(value)
-    except ValueError:
-        return None

@@ -15,7 +15,9 @@ runner per test session and reconfigure it per test.
 
 Inputs: the registrations of a mocked run (``nodepools.offline.engine``, whose
 exact wire ``Struct``, dependencies and property dependencies go through
-untouched) or hand-built ``PackResource``s.
+untouched) or hand-built ``nodepools.inventory.resource.Resource``s (``Resource.of``),
+marshalled as the engine would (``analyzer_wire.wire_value``); ``analyzer_wire.exact`` sends a
+hand-built resource with an exact wire ``Struct`` (secret signatures included).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -37,11 +40,11 @@ from pulumi.runtime import proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
 from nodepools import safe_yaml
-from nodepools.offline.engine import Registration, Run
+from nodepools.offline.engine import Run
 from nodepools.offline.lifeline import Child, spawn
-from nodepools.offline.analyzer_wire import (UNKNOWN_WIRE, Diagnostic, PackConfigError, PackError, PackInfo,
-                                             PackResource, PolicyInfo, analyze_requests, policy_info, reconcile,
-                                             stack_request, urn_for)
+from nodepools.offline.analyzer_wire import (UNKNOWN_WIRE, Diagnostic, Item, PackConfigError, PackError, PackInfo,
+                                             PolicyInfo, analyze_requests, exact, policy_info, reconcile,
+                                             stack_request, with_today)
 
 # The pack never dials the engine; the CLI passes its host address here.
 ENGINE_ADDRESS = "127.0.0.1:0"
@@ -49,8 +52,8 @@ _LEVELS = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "remediate"
            "disabled": proto.DISABLED}
 _LEVEL_NAMES = {value: name for name, value in _LEVELS.items()}
 
-__all__ = ["UNKNOWN_WIRE", "Diagnostic", "PackConfigError", "PackError", "PackInfo",
-           "PackResource", "PackTimeoutError", "PolicyInfo", "PolicyPackRunner", "run_pack", "urn_for"]
+__all__ = ["UNKNOWN_WIRE", "Diagnostic", "Item", "PackConfigError", "PackError", "PackInfo",
+           "PackTimeoutError", "PolicyInfo", "PolicyPackRunner", "exact", "run_pack"]
 
 
 class PackTimeoutError(PackError):
@@ -72,6 +75,9 @@ class PolicyPackRunner:
     startup_timeout_seconds: float = 60.0
     # The whole session, start to the last answer; None: no bound but the start-up's.
     timeout_seconds: float | None = None
+    # The date the pack judges by: sent as every policy's ``today`` unless the config names one
+    # (``analyzer_wire.with_today``); None leaves the pack's own default, the run's UTC date.
+    today: date | None = None
     _child: Child | None = field(default=None, init=False, repr=False)
     _deadline: float | None = field(default=None, init=False, repr=False)
     _channel: grpc.Channel | None = field(default=None, init=False, repr=False)
@@ -194,8 +200,10 @@ class PolicyPackRunner:
     def configure(self, config: Mapping[str, Any] | None = None, *, validate: bool = True
                   ) -> dict[str, tuple[str, dict]]:
         """Send every policy's (level, properties), reconciled from ``config`` in the
-        ``--policy-pack-config`` format (``PackConfigError`` when it does not validate,
-        unless ``validate`` is False); returns what was sent."""
+        ``--policy-pack-config`` format, dated with ``today`` when set (``PackConfigError`` when it
+        does not validate, unless ``validate`` is False); returns what was sent."""
+        if self.today is not None:
+            config = with_today(self.info(), config, self.today)
         reconciled = reconcile(self.info(), config or {}, validate)
         request = proto.ConfigureAnalyzerRequest()
         for name, (level, properties) in reconciled.items():
@@ -205,9 +213,9 @@ class PolicyPackRunner:
         self.call("Configure", request)
         return reconciled
 
-    def analyze(self, resources: Iterable[PackResource | Registration]) -> list[Diagnostic]:
+    def analyze(self, resources: Iterable[Item]) -> list[Diagnostic]:
         """``Analyze`` each resource, then ``AnalyzeStack`` once; every diagnostic."""
-        items = [r if isinstance(r, PackResource) else PackResource.from_registration(r) for r in resources]
+        items = list(resources)
         out: list[Diagnostic] = []
         for item, request in zip(items, analyze_requests(items)):
             reply = self.call("Analyze", request)
@@ -219,14 +227,14 @@ class PolicyPackRunner:
     def analyze_run(self, run: Run) -> list[Diagnostic]:
         return self.analyze(run.resources)
 
-    def check(self, resources: Iterable[PackResource | Registration],
+    def check(self, resources: Iterable[Item],
               config: Mapping[str, Any] | None = None) -> list[Diagnostic]:
         """``configure(config)`` then ``analyze(resources)``."""
         self.configure(config)
         return self.analyze(resources)
 
 
-def run_pack(resources: Iterable[PackResource | Registration], config: Mapping[str, Any] | None = None,
+def run_pack(resources: Iterable[Item], config: Mapping[str, Any] | None = None,
              **runner: Any) -> list[Diagnostic]:
     """One-shot: start the pack, configure, analyze ``resources``, stop. Prefer one
     ``PolicyPackRunner`` for many checks (starting the pack costs about half a second)."""

@@ -1,21 +1,29 @@
-"""The Analyzer protocol's shapes as plain dataclasses, and the CLI's config reconciliation.
+"""The Analyzer protocol's shapes: resources to the wire, diagnostics back as plain dataclasses, and
+the CLI's config reconciliation.
 
 Kept apart from the runner (``nodepools.offline.analyzer``) so tests and the
-offline plan can build resources and read diagnostics without a process.
+offline plan can build requests and read diagnostics without a process. A resource is the one
+record, ``nodepools.inventory.resource.Resource`` (built by hand), or a mocked run's
+``Registration`` (its exact wire ``Struct``, as the engine would send it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import date
 from typing import Any, Mapping
 
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto, rpc
 
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.values import UNKNOWN
 from nodepools.offline.engine import Registration
 
 # The engine's wire sentinel for a value unknown during preview.
 UNKNOWN_WIRE = rpc.UNKNOWN
 CANNOT_RUN_PREFIX = "can't run policy"
+# What the client sends: resources built by hand, or a mocked run's registrations (the exact wire).
+Item = Resource | Registration
 
 
 class PackError(RuntimeError):
@@ -76,81 +84,108 @@ class Diagnostic:
                    level_names[message.enforcementLevel], severity, stage)
 
 
-def urn_for(type_: str, name: str, *, project: str = "nodepools", stack: str = "dev", parent_type: str = "") -> str:
-    """A URN as the engine builds it (``urn:pulumi:<stack>::<project>::[<parent type>$]<type>::<name>``)."""
-    qualified = f"{parent_type}${type_}" if parent_type else type_
-    return f"urn:pulumi:{stack}::{project}::{qualified}::{name}"
+def wire_value(value: Any) -> Any:
+    """Plain data as the engine marshals it: ``UNKNOWN`` becomes the wire's unknown sentinel; every
+    other value, a value signed as the engine signs it (a secret: ``{SIG_KEY: SECRET_SIG, "value": ...}``)
+    included, goes as it is."""
+    if value is UNKNOWN:
+        return UNKNOWN_WIRE
+    if isinstance(value, Mapping):
+        return {str(k): wire_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [wire_value(v) for v in value]
+    return value
 
 
-@dataclass(frozen=True)
-class PackResource:
-    """A resource as the engine hands it to analyzers. ``properties`` is a plain
-    dict (use ``UNKNOWN_WIRE`` for unknowns) or the exact wire ``Struct``."""
-
-    type: str
-    name: str
-    properties: Any
-    urn: str = ""
-    parent: str = ""
-    dependencies: tuple[str, ...] = ()
-    property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    provider: str = ""  # the provider resource's URN
-    protect: bool = False
-    ignore_changes: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.urn:
-            object.__setattr__(self, "urn", urn_for(self.type, self.name))
-
-    @classmethod
-    def from_registration(cls, reg: Registration) -> "PackResource":
-        # The engine's provider reference is "<provider urn>::<id>".
-        provider = reg.provider.rsplit("::", 1)[0] if reg.provider else ""
-        return cls(reg.type, reg.name, reg.wire, reg.urn, reg.parent, tuple(reg.dependencies),
-                   {k: tuple(v) for k, v in reg.property_dependencies.items()}, provider, reg.protect,
-                   tuple(reg.ignore_changes))
-
-    def struct(self) -> struct_pb2.Struct:
-        if isinstance(self.properties, struct_pb2.Struct):
-            return self.properties
-        message = struct_pb2.Struct()
-        json_format.ParseDict(dict(self.properties), message)
-        return message
-
-    def options(self) -> Any:
-        return proto.AnalyzerResourceOptions(parent=self.parent, protect=self.protect,
-                                             ignoreChanges=list(self.ignore_changes))
-
-    def provider_message(self, by_urn: Mapping[str, "PackResource"]) -> Any:
-        provider = by_urn.get(self.provider)
-        if provider is None:
-            return None
-        return proto.AnalyzerProviderResource(type=provider.type, urn=provider.urn, name=provider.name,
-                                              properties=provider.struct())
-
-    def analyzer_resource(self, by_urn: Mapping[str, "PackResource"]) -> Any:
-        return proto.AnalyzerResource(
-            type=self.type, urn=self.urn, name=self.name, properties=self.struct(), options=self.options(),
-            provider=self.provider_message(by_urn), parent=self.parent, dependencies=list(self.dependencies),
-            propertyDependencies={k: proto.AnalyzerPropertyDependencies(urns=list(v))
-                                  for k, v in self.property_dependencies.items()})
+def _struct(item: Item) -> struct_pb2.Struct:
+    if isinstance(item, Registration):
+        return item.wire  # exactly as the engine received it: secrets and unknowns as recorded
+    message = struct_pb2.Struct()
+    message.update(wire_value(item.props))  # update, unlike ParseDict, takes any float, as the wire does
+    return message
 
 
-def analyze_requests(items: list[PackResource]) -> list[Any]:
+def _message(item: Item) -> Any:
+    """``item`` as an ``AnalyzerResource`` (its provider filled in by ``analyzer_resources``)."""
+    if isinstance(item, Registration):
+        options = proto.AnalyzerResourceOptions(parent=item.parent, protect=item.protect,
+                                                ignoreChanges=list(item.ignore_changes))
+    else:
+        options = proto.AnalyzerResourceOptions(parent=item.parent)
+    return proto.AnalyzerResource(
+        type=item.type, urn=item.urn, name=item.name, properties=_struct(item), options=options,
+        parent=item.parent, dependencies=list(item.dependencies),
+        propertyDependencies={k: proto.AnalyzerPropertyDependencies(urns=list(v))
+                              for k, v in item.property_dependencies.items()})
+
+
+def _provider_urn(item: Item) -> str:
+    if isinstance(item, Registration):  # the engine's provider reference is "<provider urn>::<id>"
+        return item.provider.rsplit("::", 1)[0] if item.provider else ""
+    return item.provider
+
+
+def analyzer_resources(items: list[Item]) -> list[Any]:
+    """Each of ``items`` as the engine hands it to analyzers (``AnalyzerResource``): hand-built
+    ``Resource``s marshalled from their plain props, a mocked run's ``Registration``s with their
+    exact wire ``Struct``; a provider is sent when it is among ``items``."""
+    messages = [_message(item) for item in items]
+    by_urn = {m.urn: m for m in messages}
+    for item, message in zip(items, messages):
+        provider = by_urn.get(_provider_urn(item))
+        if provider is not None:
+            message.provider.CopyFrom(proto.AnalyzerProviderResource(
+                type=provider.type, urn=provider.urn, name=provider.name, properties=provider.properties))
+    return messages
+
+
+def analyze_requests(items: list[Item]) -> list[Any]:
     """One ``AnalyzeRequest`` per resource, as the engine sends them (the provider resolved
     among ``items``)."""
-    by_urn = {r.urn: r for r in items}
-    return [proto.AnalyzeRequest(type=item.type, urn=item.urn, name=item.name, properties=item.struct(),
-                                 options=item.options(), provider=item.provider_message(by_urn)) for item in items]
+    out = []
+    for m in analyzer_resources(items):
+        request = proto.AnalyzeRequest(type=m.type, urn=m.urn, name=m.name, properties=m.properties, options=m.options)
+        if m.HasField("provider"):
+            request.provider.CopyFrom(m.provider)
+        out.append(request)
+    return out
 
 
-def stack_request(items: list[PackResource]) -> Any:
+def stack_request(items: list[Item]) -> Any:
     """The ``AnalyzeStackRequest`` of ``items``."""
-    by_urn = {r.urn: r for r in items}
-    return proto.AnalyzeStackRequest(resources=[item.analyzer_resource(by_urn) for item in items])
+    return proto.AnalyzeStackRequest(resources=analyzer_resources(items))
+
+
+def exact(resource: Resource, wire: struct_pb2.Struct) -> Registration:
+    """``resource`` with ``wire`` as its exact properties (a secret's signature, an unknown of any
+    type, a number the JSON mapping refuses): a registration as the engine records one."""
+    return Registration(urn=resource.urn, type=resource.type, name=resource.name, custom=True,
+                        parent=resource.parent, inputs={}, wire=wire, dependencies=list(resource.dependencies),
+                        property_dependencies={k: list(v) for k, v in resource.property_dependencies.items()},
+                        ignore_changes=[], provider=f"{resource.provider}::{UNKNOWN_WIRE}" if resource.provider else "",
+                        protect=False, delete_before_replace=False,
+                        aliases=[], replace_on_changes=[])
 
 
 _ENFORCEMENT_LEVELS = ("advisory", "mandatory", "remediate", "disabled")
+
+
+def with_today(info: PackInfo, config: Mapping[str, Any] | None, today: date) -> dict[str, Any]:
+    """``config`` (``--policy-pack-config`` format) with ``today`` for every policy whose schema
+    takes one and whose own entry names none: the pack judges on that date, not by its own clock.
+    A pack from before the date was an input has no ``today`` key and keeps its clock."""
+    out = dict(config or {})
+    for name, policy in info.policies.items():
+        if "today" not in policy.config_schema:
+            continue
+        entry = out.get(name)
+        if entry is None:
+            out[name] = {"today": today.isoformat()}
+        elif isinstance(entry, str):
+            out[name] = {"enforcementLevel": entry, "today": today.isoformat()}
+        elif isinstance(entry, Mapping):
+            out[name] = {"today": today.isoformat(), **entry}
+    return out
 
 
 def reconcile(info: PackInfo, config: Mapping[str, Any], validate: bool = True) -> dict[str, tuple[str, dict]]:

@@ -7,7 +7,8 @@ message is the policy's description, a newline and the finding; a remediate leve
 reported as mandatory; a disabled policy does not run; the verdicts preview cannot reach
 are one advisory "can't run policy ... during preview" diagnostic per policy, after its
 violations, with no URN and no severity. A policy whose config does not parse fails the
-request that would run it, naming every bad field. A rule that raises (a bug: the readers take
+request that would run it, naming every bad field. Each policy judges as of its config's ``today``,
+else the date the servicer hands in (the run's UTC date). A rule that raises (a bug: the readers take
 any value shape) costs only its own verdict: an advisory "could not judge" note naming the
 resource and the policy, never the exception's text (which may quote a property, a secret's
 included); the pack's stderr names the exception's type.
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Iterable, Mapping, Sequence
 
 from pulumi.runtime.proto import analyzer_pb2 as pb
 
-from nodepools.policies.base import EnforcementLevel, Finding, PolicySpec, Res, Severity, subject_of
+from nodepools.policies.base import EnforcementLevel, Finding, PolicySpec, Severity, subject_of
+from nodepools.inventory.resource import Resource
 from nodepools.spec.secrets import redact
 
 # pulumi_policy always answers 0.0.1; the CLI shows PulumiPolicy.yaml's version instead
@@ -91,14 +94,14 @@ def _running(configured: Iterable[Configured], scope: str) -> list[Configured]:
     return running
 
 
-def _judged(c: Configured, subject: Any, pack: str, secrets: Iterable[str]) -> list[Any]:
-    """One policy's diagnostics on ``subject`` (a ``Res`` or the stack view); a rule that
-    raises gets the advisory internal-error note instead."""
+def _judged(c: Configured, settings: Any, subject: Any, pack: str, secrets: Iterable[str]) -> list[Any]:
+    """One policy's diagnostics on ``subject`` (a ``Resource`` or the stack view) under ``settings``
+    (``c.settings`` dated); a rule that raises gets the advisory internal-error note instead."""
     try:
-        findings = list(c.spec.check(subject, c.settings))
-        if not isinstance(subject, Res):  # the stack view: its cannot-judge notes join the findings
+        findings = list(c.spec.check(subject, settings))
+        if not isinstance(subject, Resource):  # the stack view: its cannot-judge notes join the findings
             findings = subject.explained(findings)
-        return diagnostics(c, findings, pack, secrets)
+        return diagnostics(c, settings, findings, pack, secrets)
     except Exception as error:  # noqa: BLE001 - a rule's bug costs its verdict, never the request
         return [internal_error(c, subject, pack, error)]
 
@@ -106,7 +109,7 @@ def _judged(c: Configured, subject: Any, pack: str, secrets: Iterable[str]) -> l
 def internal_error(c: Configured, subject: Any, pack: str, error: BaseException) -> Any:
     """The note for a rule that raised on ``subject``; the pack's stderr gets the exception's
     type only (its text may quote a value)."""
-    res = subject if isinstance(subject, Res) else None
+    res = subject if isinstance(subject, Resource) else None
     where = subject_of(res.type, res.name) if res else "the stack"
     sys.stderr.write(f"nodepools pack: policy {c.spec.name!r} raised {type(error).__name__} judging {where} "
                      "(a bug in nodepools: please report it)\n")
@@ -116,11 +119,12 @@ def internal_error(c: Configured, subject: Any, pack: str, error: BaseException)
         description=c.spec.description, enforcementLevel=pb.ADVISORY)
 
 
-def diagnostics(c: Configured, findings: Iterable[Finding], pack: str, secrets: Iterable[str] = ()) -> list[Any]:
-    """The diagnostics of one policy's findings after exemptions and waivers."""
+def diagnostics(c: Configured, settings: Any, findings: Iterable[Finding], pack: str,
+                secrets: Iterable[str] = ()) -> list[Any]:
+    """The diagnostics of one policy's findings after exemptions and waivers (as of ``settings.today``)."""
     from nodepools.policies.waivers import apply
 
-    verdict = apply(findings, c.settings)
+    verdict = apply(findings, settings)
     out, seen = [], set()
     for finding in verdict.violations:
         if (finding.urn, finding.message) in seen:
@@ -140,25 +144,32 @@ def diagnostics(c: Configured, findings: Iterable[Finding], pack: str, secrets: 
     return out
 
 
-def judge_resource(configured: Iterable[Configured], res: Res, pack: str, secrets: Iterable[str] = ()) -> list[Any]:
-    """Every running resource policy on one resource, in registry order."""
+def judge_resource(configured: Iterable[Configured], res: Resource, pack: str, today: date,
+                   secrets: Iterable[str] = ()) -> list[Any]:
+    """Every running resource policy on one resource, in registry order; ``today`` is the date of a
+    policy whose config names none (the run's UTC date, read by the servicer)."""
+    from nodepools.policies.settings import dated
+
     out = []
     for c in _running(configured, "resource"):
-        out += _judged(c, res, pack, secrets)
+        out += _judged(c, dated(c.settings, today), res, pack, secrets)
     return out
 
 
-def judge_stack(configured: Iterable[Configured], resources: list[Res], pack: str,
+def judge_stack(configured: Iterable[Configured], resources: list[Resource], pack: str, today: date,
                 secrets: Iterable[str] = ()) -> list[Any]:
     """Every running stack policy on one view of the stack per distinct view settings
-    (nodeLabelSources, gpuDeviceClasses), built when a policy first asks for it."""
+    (today, nodeLabelSources, gpuDeviceClasses), built when a policy first asks for it;
+    ``today`` as for ``judge_resource``."""
+    from nodepools.policies.settings import dated
     from nodepools.policies.stack_view import StackView
 
-    views: dict[tuple[tuple[str, ...], tuple[str, ...]], StackView] = {}
+    views: dict[tuple[Any, ...], StackView] = {}
     out = []
     for c in _running(configured, "stack"):
-        key = (tuple(c.settings.node_label_sources), tuple(c.settings.gpu_device_classes))
+        settings = dated(c.settings, today)
+        key = (settings.today, tuple(settings.node_label_sources), tuple(settings.gpu_device_classes))
         if key not in views:
-            views[key] = StackView(resources, label_sources=key[0], gpu_device_classes=key[1])
-        out += _judged(c, views[key], pack, secrets)
+            views[key] = StackView(resources, today=key[0], label_sources=key[1], gpu_device_classes=key[2])
+        out += _judged(c, settings, views[key], pack, secrets)
     return out

@@ -9,7 +9,8 @@ Methods of the pinned protocol (``pulumi.runtime.proto.analyzer_pb2_grpc.Analyze
   does not parse fails the requests that run it (as pulumi_policy's did).
 - ``Analyze`` (resource policies, one resource) and ``AnalyzeStack`` (stack policies):
   each resource is read off the wire once per request (``nodepools.pack.wire``) and every
-  policy judges that one copy (``nodepools.pack.judge``).
+  policy judges that one copy (``nodepools.pack.judge``), as of its config's ``today``, else
+  the request's UTC date (``run_date``: the pack reads the clock here and nowhere else).
 - ``Remediate``: nothing to rewrite; a policy set to ``remediate`` is "not applicable".
 - ``ConfigureStack``: accepted (the rules read no stack config or tags).
 - ``Handshake``, ``Cancel``: UNIMPLEMENTED, which the engine takes as "use the old
@@ -28,6 +29,7 @@ import functools
 import gc
 import sys
 import threading
+from datetime import date, datetime, timezone
 from typing import Any, Callable, Sequence
 
 import grpc
@@ -182,13 +184,14 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
         return pb.AnalyzerStackConfigureResponse()
 
     def _judged(self, scope: str, read: Callable, judge: Callable, request: Any) -> Any:
-        """The running ``scope`` policies' diagnostics on what ``read`` takes off the wire, once."""
+        """The running ``scope`` policies' diagnostics on what ``read`` takes off the wire, once,
+        as of the request's date (``run_date``) where a policy's config names none."""
         configured = self.configured()
         response = pb.AnalyzeResponse()
         if any(c.runs and c.spec.scope == scope for c in configured):
             decoded = Decoded()
             subject = read(request, decoded)
-            response.diagnostics.extend(judge(configured, subject, self._name, decoded.secrets))
+            response.diagnostics.extend(judge(configured, subject, self._name, run_date(), decoded.secrets))
         return response
 
     @_answering
@@ -213,6 +216,12 @@ class PackServicer(analyzer_pb2_grpc.AnalyzerServicer):
 
     def Cancel(self, request: Any, context: Any) -> Any:
         context.abort(grpc.StatusCode.UNIMPLEMENTED, NOT_IMPLEMENTED.format(method="Cancel"))
+
+
+def run_date() -> date:
+    """The run's UTC date: the default of the pack config's ``today``. The pack's one clock (the
+    date is an input everywhere else; tests/architecture/test_no_clock.py holds it here)."""
+    return datetime.now(timezone.utc).date()
 
 
 def analyzer_info(specs: Sequence[PolicySpec], name: str, description: str) -> Any:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nodepools.inventory.values import UNKNOWN, UNKNOWN_STRINGS
-from nodepools.policies.base import Res
+from nodepools.inventory.resource import Resource
 
 # pulumi/pulumi: sdk/go/common/resource/properties.go (the signature key and its values).
 SIG_KEY = "4dabf18193072939515e22adb298388d"
@@ -147,17 +147,17 @@ def provider_urn(message: Any) -> str:
     return message.provider.urn if message.HasField("provider") else ""
 
 
-def analyzed_resource(request: Any, decoded: Decoded) -> Res:
+def analyzed_resource(request: Any, decoded: Decoded) -> Resource:
     """The resource of an ``AnalyzeRequest`` (its parent from the options, no dependencies:
     the engine sends none to ``Analyze``)."""
     try:
         props = properties(request.properties, decoded)
     except WireError as error:
         raise error.where(request.urn) from None
-    return Res(request.type, request.urn, request.name, props, request.options.parent, (), {}, provider_urn(request))
+    return Resource(request.type, request.urn, request.name, props, request.options.parent, (), {}, provider_urn(request))
 
 
-def stack_resources(request: Any, decoded: Decoded) -> list[Res]:
+def stack_resources(request: Any, decoded: Decoded) -> list[Resource]:
     """The resources of an ``AnalyzeStackRequest``. As pulumi_policy links them, a parent,
     dependency or property dependency counts only when that resource is in the request."""
     present = {r.urn for r in request.resources}
@@ -167,7 +167,7 @@ def stack_resources(request: Any, decoded: Decoded) -> list[Res]:
             props = properties(r.properties, decoded)
         except WireError as error:
             raise error.where(r.urn) from None
-        out.append(Res(r.type, r.urn, r.name, props, r.parent if r.parent in present else "",
+        out.append(Resource(r.type, r.urn, r.name, props, r.parent if r.parent in present else "",
                        tuple(d for d in r.dependencies if d in present),
                        {key: tuple(d for d in deps.urns if d in present)
                         for key, deps in r.propertyDependencies.items()},

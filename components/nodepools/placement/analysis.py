@@ -3,15 +3,15 @@
 Public API (stable; used by the offline plan and the policies ``schedulable``,
 ``gpu-nodes-gpu-only`` and ``resident-off-spot``):
 
-- ``analyze(resources, namespace_labels=None, label_sources=(), gpu_device_classes=()) -> PlacementReport``:
-  ``resources`` as ``nodepools.placement.resources`` accepts them; ``namespace_labels`` maps a
-  namespace name to its labels (merged over the stack's own Namespaces) for
-  class resolution; ``gpu_device_classes`` the configured DRA GPU classes.
-  ``analyze_stack(stack, label_sources=())`` judges a stack already read (``read_stack``).
+- ``analyze(model) -> PlacementReport``: every workload of a ``StackModel``
+  (``nodepools.inventory.stack_model``: its pools, clusters, namespaces, classes, DRA index and
+  ``nodeLabelSources``) against the pools of its cluster. The plan and the pack build the same
+  model, so they read every workload's namespace and class alike.
 - ``PlacementReport.verdicts``: one ``Verdict`` per pod template x pool of its
   cluster (``fit`` FITS / NO / UNKNOWN, ``reason`` the first failing check in the
   fixed order TAINT, NODE_SELECTOR, AFFINITY, SIZE, ``detail`` for people).
-- ``PlacementReport.summaries``: one ``Summary`` per workload: ``unschedulable``
+- ``PlacementReport.summaries``: one ``Summary`` per workload: its ``namespace`` and
+  ``workload_class`` (the model's), ``unschedulable``
   (True only when some template definitely fits no pool of its cluster),
   ``gpu_pools_without_gpu`` and ``spot_pools_while_resident`` (pool names it
   definitely reaches). Policies should flag only definite answers.
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from nodepools.inventory.dra import DraIndex, GpuClaim, claimed_gpus
 from nodepools.inventory.gpu_offer import time_sliced_overrequest
@@ -33,13 +33,13 @@ from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.podspec import has_unknown_resources, node_selector, pod_requests
 from nodepools.inventory.podspec import required_node_terms, tolerations
 from nodepools.inventory.pools import PoolView
+from nodepools.inventory.stack_model import StackModel, WorkloadRef
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
-from nodepools.inventory.workloads import PodTemplate, Workload, resolve_class
+from nodepools.inventory.workloads import PodTemplate, Workload
 from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.capacity import NOT_IN_TABLE, fits_pool
 from nodepools.placement.claims import fits_claim
 from nodepools.placement.nodelabels import NodeLabels, node_labels
-from nodepools.placement.resources import Stack, read_stack
 from nodepools.placement.taints import effective_tolerations, taint_text, untolerated
 from nodepools.inventory.tri import Tri
 from nodepools.vocabulary import ALWAYS_ON_CLASSES
@@ -138,7 +138,8 @@ def judge(spec: dict, pool: PoolView, label_sources: tuple[str, ...] = (), label
 @dataclass(frozen=True)
 class Summary:
     workload: Workload
-    workload_class: Any  # PoolClass, None (unresolved) or UNKNOWN
+    namespace: Any  # the model's namespace key (``StackModel.namespace_of``) or UNKNOWN
+    workload_class: Any  # the model's class (``StackModel.class_of``): PoolClass, None (unresolved) or UNKNOWN
     requests_gpu: Tri  # some template requests nvidia.com/gpu
     reachable: tuple[str, ...]  # pools of its cluster some template definitely fits
     unschedulable: Tri
@@ -177,52 +178,47 @@ class PlacementReport:
         return matches[0]
 
 
-def _summarize(stack: Stack, workload: Workload, verdicts: list[Verdict]) -> Summary:
-    workload_class = resolve_class(workload, stack.namespace_labels)
+def _summarize(model: StackModel, ref: WorkloadRef, verdicts: list[Verdict]) -> Summary:
+    workload, workload_class = ref.workload, ref.pool_class
     definite = [x for x in verdicts if x.fit is Fit.FITS and x.same_cluster is True]
     none_fit = [t for t in workload.templates
                 if verdicts and all(x.fit is Fit.NO for x in verdicts if x.template is t)]
     all_fit = all(any(x.template is t for x in definite) for t in workload.templates)
     unschedulable: Tri = True if none_fit else (False if all_fit and verdicts else UNKNOWN)
-    gpu = {id(t): requests_gpu(t.spec, stack.dra) for t in workload.templates}
+    gpu = {id(t): requests_gpu(t.spec, model.dra) for t in workload.templates}
     answers = list(gpu.values())
     wants_gpu = True if True in answers else (UNKNOWN if any(map(is_unknown, answers)) else False)
     gpu_misuse = [x.pool.name for x in definite if x.pool.is_gpu is True and gpu[id(x.template)] is False]
     spot = [x.pool.name for x in definite if workload_class in ALWAYS_ON_CLASSES and x.pool.spot is True]
     why = [f"{x.pool.name}{'/' + x.template.role if x.template.role else ''}: {x.detail}"
            for x in verdicts if none_fit and x.template is none_fit[0]]
-    return Summary(workload, workload_class, wants_gpu, _unique(x.pool.name for x in definite), unschedulable,
-                   _unique(gpu_misuse), _unique(spot), tuple(why))
+    return Summary(workload, ref.namespace, workload_class, wants_gpu, _unique(x.pool.name for x in definite),
+                   unschedulable, _unique(gpu_misuse), _unique(spot), tuple(why))
 
 
 def _unique(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def analyze(resources: Iterable[Any], namespace_labels: Mapping[str, Mapping[str, Any]] | None = None,
-            label_sources: tuple[str, ...] = (), gpu_device_classes: Iterable[str] = ()) -> PlacementReport:
-    """Judge every workload of ``resources`` against the pools of its cluster; ``label_sources``
-    are the nodeLabelSources prefixes (labels agents add at run time, unknown at preview),
-    ``gpu_device_classes`` the gpuDeviceClasses (DRA classes whose claims request a GPU)."""
-    return analyze_stack(read_stack(resources, namespace_labels, gpu_device_classes), label_sources)
-
-
-def analyze_stack(stack: Stack, label_sources: tuple[str, ...] = ()) -> PlacementReport:
-    """``analyze`` over a stack already read."""
-    labels = {pool.urn: node_labels(pool, label_sources) for pool in stack.pools}
+def analyze(model: StackModel) -> PlacementReport:
+    """Judge every workload of ``model`` against the pools of its cluster, its nodes also carrying
+    the labels of the model's ``label_sources`` (nodeLabelSources: added by agents at run time,
+    unknown at preview). Workloads by namespace then name, pools by class then name."""
+    pools = model.pool_views
+    labels = {pool.urn: node_labels(pool, model.label_sources) for pool in pools}
     verdicts: list[Verdict] = []
     summaries: list[Summary] = []
-    for workload in stack.workloads:
-        namespace = workload.namespace if isinstance(workload.namespace, str) else None
-        claims = {id(t): claimed_gpus(t.spec, stack.dra, namespace) for t in workload.templates}
+    for ref in sorted(model.all_workloads, key=lambda r: (str(r.namespace), r.workload.name, r.workload.urn)):
+        workload, namespace = ref.workload, model.namespace_name(ref.namespace)
+        claims = {id(t): claimed_gpus(t.spec, model.dra, namespace) for t in workload.templates}
         mine = []
-        for pool in stack.pools:
-            member = stack.member(workload, pool)
+        for pool in pools:
+            member = model.member(workload, pool)
             if member is False:
                 continue
             for template in workload.templates:
                 j = judge(template.spec, pool, labels=labels[pool.urn], claim=claims[id(template)])
                 mine.append(Verdict(workload, template, pool, j.fit, j.reason, j.detail, member))
         verdicts.extend(mine)
-        summaries.append(_summarize(stack, workload, mine))
-    return PlacementReport(stack.pools, tuple(verdicts), tuple(summaries), stack.dra)
+        summaries.append(_summarize(model, ref, mine))
+    return PlacementReport(pools, tuple(verdicts), tuple(summaries), model.dra)

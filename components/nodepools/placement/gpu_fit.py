@@ -45,6 +45,7 @@ class GpuFit:
     template: PodTemplate
     declared: Any  # the annotation's raw value (None when absent)
     pools: tuple[PoolMemory, ...]
+    namespace: Any = None  # the stack model's namespace of the workload (str, or UNKNOWN)
 
     @property
     def declared_gib(self) -> float | None:
@@ -90,7 +91,8 @@ def gpu_fits(report: PlacementReport) -> list[GpuFit]:
             reached = reaching.get((workload.urn, template.role), [])
             pools = tuple(PoolMemory(p, gpu_offer.memory_per_request_gib(p), gpu_offer.sharing_mode(p))
                           for p in reached)
-            out.append(GpuFit(workload, template, workload.annotation(v.ANNOTATION_MODEL_MEMORY_GIB), pools))
+            out.append(GpuFit(workload, template, workload.annotation(v.ANNOTATION_MODEL_MEMORY_GIB), pools,
+                              summary.namespace))
     return out
 
 
@@ -100,7 +102,7 @@ def gpu_fit_rows(report: PlacementReport) -> list[dict[str, Any]]:
     for fit in gpu_fits(report):
         rows.append({
             "workload": fit.workload.name, "template": fit.template.role,
-            "namespace": None if is_unknown(fit.workload.namespace) else fit.workload.namespace,
+            "namespace": None if is_unknown(fit.namespace) else fit.namespace,
             "model_memory_gib": fit.declared_gib,
             "pools": [{"pool": p.pool.name, "gpu_model": p.pool.gpu_model if isinstance(p.pool.gpu_model, str) else None,
                        "memory_gib": None if is_unknown(p.memory_gib) else p.memory_gib,
@@ -122,6 +124,6 @@ def gpu_fit_text(report: PlacementReport) -> list[str]:
         pools = ", ".join(p.describe() for p in fit.pools) or "no GPU pool reached"
         flag = {TOO_SMALL: "  MISFIT: runs out of GPU memory",
                 OVERSIZED: f"  MISFIT: GPU memory > {OVERSIZE_FACTOR}x the model"}.get(fit.problem or "", "")
-        lines.append(f"  {fit.workload.kind} {fit.workload.namespace}/{fit.workload.name}{role} ({declared}) -> "
+        lines.append(f"  {fit.workload.kind} {fit.namespace}/{fit.workload.name}{role} ({declared}) -> "
                      f"{pools}{flag}")
     return lines

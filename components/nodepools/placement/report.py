@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from nodepools.inventory.pools import PoolView
 from nodepools.inventory.values import is_unknown
-from nodepools.inventory.workloads import PodTemplate, Workload
+from nodepools.inventory.workloads import PodTemplate
 from nodepools.placement.analysis import Fit, PlacementReport, Reason, Summary, Verdict
 
 _CELL = {Reason.TAINT: "taint", Reason.NODE_SELECTOR: "selector", Reason.AFFINITY: "affinity", Reason.SIZE: "size"}
@@ -30,10 +30,11 @@ def pool_heading(pool: PoolView) -> str:
     return f"{pool.name} ({', '.join(tags)})"
 
 
-def workload_heading(workload: Workload, template: PodTemplate | None = None) -> str:
-    namespace = "?" if is_unknown(workload.namespace) else workload.namespace
+def workload_heading(summary: Summary, template: PodTemplate | None = None) -> str:
+    """``<kind> <namespace>/<name> [<role>]``, the namespace as the stack model reads it."""
+    namespace = "?" if is_unknown(summary.namespace) else summary.namespace
     role = f" [{template.role}]" if template is not None and template.role else ""
-    return f"{workload.kind} {namespace}/{workload.name}{role}"
+    return f"{summary.workload.kind} {namespace}/{summary.workload.name}{role}"
 
 
 def _cell(verdict: Verdict | None) -> str:
@@ -65,7 +66,7 @@ def matrix(report: PlacementReport) -> str:
         for template in summary.workload.templates:
             cells = {v.pool.urn: v for v in report.verdicts
                      if v.workload is summary.workload and v.template is template}
-            rows.append([workload_heading(summary.workload, template),
+            rows.append([workload_heading(summary, template),
                          *(_cell(cells.get(p.urn)) for p in report.pools), summary_text(summary)])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
@@ -76,7 +77,7 @@ def matrix(report: PlacementReport) -> str:
 def _reasons(report: PlacementReport) -> list[str]:
     out = []
     for s in report.summaries:
-        name = workload_heading(s.workload)
+        name = workload_heading(s)
         if s.unschedulable is True:
             out.append(f"- {name} fits no pool of its cluster:")
             out.extend(f"    {why}" for why in s.why_not)
@@ -102,7 +103,7 @@ def mermaid(report: PlacementReport) -> str:
     for i, s in enumerate(report.summaries):
         node = f"w{i}"
         style = ":::unschedulable" if s.unschedulable is True else (":::flagged" if s.flagged else "")
-        lines.append(f"  {node}({_label(workload_heading(s.workload))}){style}")
+        lines.append(f"  {node}({_label(workload_heading(s))}){style}")
         edges: dict[str, Fit] = {}
         for v in report.verdicts:
             if v.workload is s.workload and v.fit is not Fit.NO:

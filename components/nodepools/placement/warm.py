@@ -14,12 +14,12 @@ from typing import Any, Iterable
 from nodepools.inventory.autoscaling import WarmSource
 from nodepools.inventory.gpu_requests import requests_gpu
 from nodepools.inventory.pools import PoolView
+from nodepools.inventory.stack_model import StackModel
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.values import UNKNOWN, is_unknown
 from nodepools.inventory.workloads import Workload
 from nodepools.placement.analysis import Fit, judge
 from nodepools.placement.nodelabels import NodeLabels, node_labels
-from nodepools.placement.resources import Stack
 
 _FIT = {Fit.FITS: True, Fit.NO: False, Fit.UNKNOWN: UNKNOWN}
 
@@ -37,18 +37,18 @@ def _fixed(pool: PoolView) -> bool:
     return isinstance(low, float) and isinstance(high, float) and low == high and high > 0
 
 
-def pool_warmth(stack: Stack, sources: Iterable[WarmSource], label_sources: tuple[str, ...] = ()
-                ) -> dict[str, Warmth]:
+def pool_warmth(stack: StackModel, sources: Iterable[WarmSource]) -> dict[str, Warmth]:
     """Pool URN -> whether it keeps warm capacity and what keeps it so."""
     sources = list(sources)
     out = {}
-    for pool in stack.pools:
-        labels = node_labels(pool, label_sources)
+    for pool in stack.pool_views:
+        labels = node_labels(pool, stack.label_sources)
         answers, landing = [], []
         for source in sources:
             slots = source.slots if is_unknown(source.slots) else source.slots > 0
             lands = _FIT[judge(source.spec, pool, labels=labels).fit]
-            answer = and3((slots, requests_gpu(source.spec, stack.dra), lands, True if stack.one_cluster else UNKNOWN))
+            answer = and3((slots, requests_gpu(source.spec, stack.dra), lands,
+                           True if stack.membership.one_cluster else UNKNOWN))
             answers.append(answer)
             if answer is True:
                 landing.append(source)
@@ -59,15 +59,15 @@ def pool_warmth(stack: Stack, sources: Iterable[WarmSource], label_sources: tupl
     return out
 
 
-def reach(stack: Stack, workload: Workload, label_sources: tuple[str, ...] = (),
-          labels: dict[str, NodeLabels] | None = None) -> list[tuple[PoolView, Tri]]:
+def reach(stack: StackModel, workload: Workload, labels: dict[str, NodeLabels] | None = None
+          ) -> list[tuple[PoolView, Tri]]:
     """Every pool of the workload's cluster with whether some pod template of it lands there."""
     out = []
-    for pool in stack.pools:
+    for pool in stack.pool_views:
         member = stack.member(workload, pool)
         if member is False:
             continue
-        pool_labels = (labels or {}).get(pool.urn) or node_labels(pool, label_sources)
+        pool_labels = (labels or {}).get(pool.urn) or node_labels(pool, stack.label_sources)
         fits = or3(_FIT[judge(t.spec, pool, labels=pool_labels).fit] for t in workload.templates)
         answer = and3((member, fits))
         if answer is not False:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +117,10 @@ def parser() -> argparse.ArgumentParser:
                       help="the CrossGuard pack to run (default: the project's policy/, else nodepools' own)")
     plan.add_argument("--policy-pack-config", type=Path, default=None, metavar="FILE",
                       help="JSON policy config, as for `pulumi preview --policy-pack-config`")
+    plan.add_argument("--today", type=_date, default=None, metavar="YYYY-MM-DD",
+                      help="the date the pack and the plan judge by: waiver expiry, the clouds' standard support, "
+                           "cron schedules (default: today's UTC date); sent to every policy as its `today` config "
+                           "unless --policy-pack-config gives the policy its own")
     plan.add_argument("--no-policy", action="store_true", help="skip the policy pack and the placement matrix")
     plan.add_argument("--json", action="store_true", help="print the JSON report instead of text")
     plan.add_argument("--json-file", type=Path, default=None, metavar="FILE",
@@ -137,6 +143,21 @@ def _seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
     return value
+
+
+def _date(text: str) -> date:
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
+
+
+def run_date() -> date:
+    """The run's UTC date: ``--today``'s default. The CLI's one clock (the date is an input
+    everywhere else; tests/architecture/test_no_clock.py holds it here)."""
+    return datetime.now(timezone.utc).date()
 
 
 def _absolute(path: Path | None) -> Path | None:
@@ -170,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     terminal = Terminal.for_stdout(no_color=args.no_color)
     for name in ("project_dir", "policy_pack", "policy_pack_config", "json_file", "report"):
         setattr(args, name, _absolute(getattr(args, name)))
+    args.today = args.today or run_date()
     # From here a signal (Ctrl-C, SIGTERM) stops the plan in order and it still reports; while it
     # reports, a signal is ignored.
     progress: Any = None

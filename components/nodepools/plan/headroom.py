@@ -14,8 +14,7 @@ from typing import Any, Mapping
 from nodepools.inventory.autoscaling import warm_sources
 from nodepools.inventory.values import is_unknown
 from nodepools.placement.warm import cold_pools, first_replica_wait, pool_warmth, reach
-from nodepools.plan.run import StackRun
-from nodepools.policies.base import Res
+from nodepools.plan.model import view_of
 from nodepools.policies.registry import BY_NAME
 from nodepools.policies.rules_inference import autoscaled_inference
 from nodepools.policies.rules_workloads import model_load_seconds
@@ -35,23 +34,17 @@ def _settings(config: Mapping[str, Any] | None) -> Settings:
     return parse_settings(POLICY, BY_NAME[POLICY].config, own if isinstance(own, Mapping) else None)
 
 
-def _view(stack_run: StackRun, settings: Settings) -> StackView:
-    return StackView([Res.of(r.type, r.urn, r.name, r.inputs, r.parent, r.dependencies, r.property_dependencies,
-                             r.provider.rsplit("::", 1)[0] if r.provider else "") for r in stack_run.run.resources],
-                     settings.node_label_sources, settings.gpu_device_classes)
-
-
-def headroom_report(stack_run: StackRun, config: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
-    """``pools``, ``servers`` and their ``text``; None when the stack has neither a gpu-inference pool nor an
-    autoscaled model server."""
+def headroom_report(plan: StackView, config: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """``pools``, ``servers`` and their ``text`` of the plan's stack (the model of the run, read as the
+    pack reads it, with the policy's view settings); None when the stack has neither a gpu-inference pool
+    nor an autoscaled model server."""
     settings = _settings(config)
-    view = _view(stack_run, settings)
-    placement = view.placement_stack
-    warmth = pool_warmth(placement, warm_sources(view.resources), view.label_sources)
+    view = view_of(list(plan.resources), plan.today, settings)
+    warmth = pool_warmth(view, warm_sources(view.resources))
     pools = [w for w in warmth.values() if w.pool.pool_class is PoolClass.GPU_INFERENCE]
     servers = []
     for res, workload, namespace, _, by in autoscaled_inference(view):
-        cold, reached = cold_pools(reach(placement, workload, view.label_sources), warmth)
+        cold, reached = cold_pools(reach(view, workload), warmth)
         load = model_load_seconds(workload, settings)
         load = settings.default_model_load_seconds if load is None or is_unknown(load) else load
         servers.append({

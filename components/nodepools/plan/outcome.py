@@ -33,7 +33,7 @@ def empty(project_name: str | None, project_dir: Path | None, stack: str,
             "error": {"kind": errors[0]["kind"], "lines": [e["message"] for e in errors]}, "errors": errors,
             "resources": [], "counts": {}, "pools": [], "layout": None, "cluster": None, "alerts": None,
             "addons": [], "notes": [], "policy": None, "placement": None, "outputs": {},
-            "workload_projects": [], "project_dir": str(project_dir) if project_dir else None}
+            "workload_projects": [], "project_dir": str(project_dir) if project_dir else None, "today": None}
 
 
 def status_of(plan: dict[str, Any]) -> tuple[str, int]:

@@ -1,6 +1,7 @@
 """The stages of ``nodepools plan``, in order: run the programs (each in a child process of its
-own, all at once: ``nodepools.plan.isolated``), report what they registered, judge it with the
-policy pack and the placement analysis, write the Markdown report.
+own, all at once: ``nodepools.plan.isolated``), report what they registered, build its stack model
+(``nodepools.plan.model``, as the pack reads it), judge it with the policy pack and the placement
+analysis on ``args.today``, write the Markdown report.
 
 ``Progress`` says which stage is running and holds the report once it exists, so a plan a
 signal stops still reports what it had and names where it stopped.
@@ -17,11 +18,13 @@ from typing import Any
 from nodepools.offline.analyzer import PackTimeoutError
 from nodepools.plan import headroom, verdicts
 from nodepools.plan.findings import locate
+from nodepools.plan.model import plan_view
 from nodepools.plan.outcome import error
 from nodepools.plan.project import find_project, load_project
 from nodepools.plan.report import build_report
 from nodepools.plan.run import StackRun, run_isolated, with_workloads
 from nodepools.plan.training import training_report
+from nodepools.policies.stack_view import StackView
 
 
 @dataclass
@@ -51,23 +54,27 @@ def plan(args: argparse.Namespace, progress: Progress) -> dict[str, Any]:
                             for line, loc in zip(failed.error.lines, failed.error.locations)]
         report["error"] = {"kind": failed.error.kind, "lines": [e["message"] for e in report["errors"]]}
     judged = with_workloads(stack_run, apps)
+    report["today"] = args.today.isoformat()
     if report["error"] is None:
+        progress.stage = "the stack model was built"
+        view = plan_view(judged.run, args.today)
         progress.stage = "the training section was built"
-        report["training"] = training_report(judged)
-    if report["error"] is None and not args.no_policy:
-        _judge(args, report, judged, apps, progress)
+        report["training"] = training_report(judged, view)
+        if not args.no_policy:
+            _judge(args, report, judged, view, apps, progress)
     if args.no_policy:
         report["notes"].append("Policies were not checked and placement was not analysed: --no-policy.")
     return report
 
 
-def _judge(args: argparse.Namespace, report: dict[str, Any], judged: StackRun, apps: list[StackRun],
-           progress: Progress) -> None:
+def _judge(args: argparse.Namespace, report: dict[str, Any], judged: StackRun, view: StackView,
+           apps: list[StackRun], progress: Progress) -> None:
     config = None
     progress.stage = "the policy pack judged the run"
     try:
         config = policy_config(args.policy_pack_config)
-        report["policy"] = verdicts.policy_report(judged, args.policy_pack, config, timeout_seconds=args.timeout)
+        report["policy"] = verdicts.policy_report(judged, args.today, args.policy_pack, config,
+                                                  timeout_seconds=args.timeout)
     except PackTimeoutError as err:
         message = f"the policy pack timed out: {err} (--timeout); nothing was judged"
         report["error"] = {"kind": "timeout", "lines": [message]}
@@ -81,8 +88,8 @@ def _judge(args: argparse.Namespace, report: dict[str, Any], judged: StackRun, a
         locate([*report["policy"]["violations"], *report["policy"]["undecided"]], judged.run.by_urn(), project,
                args.stack, {a.project.name: a.project for a in apps if a.project.name != project.name})
     progress.stage = "placement was analysed"
-    report["placement"] = verdicts.placement_matrix(judged)
-    report["headroom"] = headroom.headroom_report(judged, config)
+    report["placement"] = verdicts.placement_matrix(view)
+    report["headroom"] = headroom.headroom_report(view, config)
     if args.report:
         progress.stage = f"the report {args.report} was written"
         _write_report(args.report, f"# Offline plan of {judged.project.name}/{args.stack}\n\n"

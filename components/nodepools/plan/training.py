@@ -16,9 +16,9 @@ from nodepools.inventory.kueue import KueueView, read_kueue
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.values import is_unknown
 from nodepools.plan.run import StackRun
-from nodepools.policies.base import Res
 from nodepools.policies.rules_workloads import gang_member
-from nodepools.policies.stack_view import StackView, WorkloadRef
+from nodepools.inventory.stack_model import WorkloadRef
+from nodepools.policies.stack_view import StackView
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 # At 1.36 the Workload API is alpha behind GenericWorkload: EKS and GKE standard clusters
@@ -44,12 +44,6 @@ def _installs_provisioning_crd(stack_run: StackRun) -> bool:
 def _installs_kueue(stack_run: StackRun) -> bool:
     return any(r.type == v.TYPE_HELM_RELEASE and "kueue" in str(r.inputs.get("chart", ""))
                for r in stack_run.run.resources)
-
-
-def _resources(stack_run: StackRun) -> list[Res]:
-    return [Res.of(r.type, r.urn, r.name, r.inputs, r.parent, r.dependencies,
-                   {key: tuple(urns) for key, urns in r.property_dependencies.items()}, r.provider)
-            for r in stack_run.run.resources]
 
 
 def _placement(stack_run: StackRun, pool: PoolView) -> str:
@@ -135,8 +129,9 @@ def _request(ref: WorkloadRef) -> str:
     return ", ".join(asked) or "none"
 
 
-def training_report(stack_run: StackRun) -> dict[str, Any]:
-    resources = _resources(stack_run)
+def training_report(stack_run: StackRun, stack: StackView) -> dict[str, Any]:
+    """The training section of ``stack_run``, whose stack model (``plan.model.plan_view``) is ``stack``."""
+    resources = list(stack.resources)
     kueue = read_kueue(resources)
     pools = [p for p in (read_pool(r.type, r.props, r.urn, r.name) for r in resources) if p is not None
              and p.pool_class is v.PoolClass.GPU_TRAINING]
@@ -145,7 +140,6 @@ def training_report(stack_run: StackRun) -> dict[str, Any]:
         flavors = _flavors_of(kueue, pool)
         rows.append({"pool": pool.name, "placement": _placement(stack_run, pool), "flavors": flavors,
                      "topology": _topology(kueue, flavors), "gangs": _atomic(kueue, pool, flavors)})
-    stack = StackView(resources)
     reachable = {s.workload.urn: list(s.reachable) for s in stack.report.summaries}
     groups, volcano = pod_group_policies(resources), volcano_groups(resources)
     workloads = []

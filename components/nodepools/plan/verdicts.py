@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tempfile
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -15,10 +16,10 @@ from nodepools.inventory.values import is_unknown
 from nodepools.offline.analyzer import PackError, PolicyPackRunner
 from nodepools.pack import write_pack
 from nodepools.pack.runtime import pack_python
-from nodepools.placement import analyze
 from nodepools.placement.gpu_fit import gpu_fit_rows, gpu_fit_text
 from nodepools.placement.report import markdown, matrix
 from nodepools.plan.run import StackRun
+from nodepools.policies.stack_view import StackView
 
 
 def _plain(value: Any) -> Any:
@@ -57,16 +58,16 @@ def _resource(urn: str, by_urn: dict[str, Any]) -> str:
     return f"{reg.type} {reg.name}" if reg else ("(stack)" if not urn else urn.rsplit("::", 1)[-1])
 
 
-def policy_report(stack_run: StackRun, pack_dir: Path | None = None,
+def policy_report(stack_run: StackRun, today: date, pack_dir: Path | None = None,
                   pack_config: Mapping[str, Any] | None = None, *,
                   timeout_seconds: float | None = None) -> dict[str, Any] | None:
-    """The real pack's verdicts over the run, spoken over the Analyzer gRPC protocol
+    """The real pack's verdicts over the run on ``today``, spoken over the Analyzer gRPC protocol
     as ``pulumi preview --policy-pack`` would; the pack gets ``timeout_seconds`` from its
     start to its last answer (``PackTimeoutError``)."""
     with _pack_folder(pack_dir_for(stack_run, pack_dir)) as (pack, source):
         # As the Pulumi CLI: the pack's own virtualenv when it has one, else this Python.
         with PolicyPackRunner(pack_dir=pack, python=pack_python(pack), project=stack_run.project.name,
-                              stack=stack_run.stack, timeout_seconds=timeout_seconds) as runner:
+                              stack=stack_run.stack, today=today, timeout_seconds=timeout_seconds) as runner:
             info = runner.info()
             diagnostics = runner.check(stack_run.run.resources, pack_config)
     by_urn = stack_run.run.by_urn()
@@ -87,11 +88,12 @@ def policy_report(stack_run: StackRun, pack_dir: Path | None = None,
             "violations": violations, "undecided": undecided, "mandatory": mandatory, "text": text}
 
 
-def placement_matrix(stack_run: StackRun) -> dict[str, Any]:
-    """Where every workload of the run can land: one verdict per pod template x pool."""
-    report = analyze(stack_run.run.resources)
+def placement_matrix(view: StackView) -> dict[str, Any]:
+    """Where every workload of the run can land: one verdict per pod template x pool, each
+    workload's namespace and class as the stack model (the pack's) reads them."""
+    report = view.report
     summaries = [{
-        "workload": s.workload.name, "kind": s.workload.kind, "namespace": _plain(s.workload.namespace),
+        "workload": s.workload.name, "kind": s.workload.kind, "namespace": _plain(s.namespace),
         "class": _plain(s.workload_class), "reachable": list(s.reachable), "unschedulable": _plain(s.unschedulable),
         "gpu_pools_without_gpu": list(s.gpu_pools_without_gpu),
         "spot_pools_while_resident": list(s.spot_pools_while_resident), "why_not": list(s.why_not),

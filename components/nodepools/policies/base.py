@@ -1,4 +1,5 @@
-"""The shapes every rule shares: a resource as the engine sends it, a finding, a policy spec.
+"""The shapes every rule shares: a finding and a policy spec (a resource is the one record,
+``nodepools.inventory.resource.Resource``; the stack is ``policies.stack_view.StackView``).
 
 Rules are plain functions over plain data so other teams can call them, test
 them and assemble their own pack (``nodepools.pack.serve.serve``); only
@@ -7,56 +8,11 @@ them and assemble their own pack (``nodepools.pack.serve.serve``); only
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Callable, Iterable, Iterator, Literal
 
-from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown, plain
-
-
-@dataclass(frozen=True)
-class Res:
-    """One resource: its inputs as plain data (``UNKNOWN`` where preview cannot know)."""
-
-    type: str
-    urn: str
-    name: str
-    props: dict[str, Any]
-    parent: str = ""
-    dependencies: tuple[str, ...] = ()
-    property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    provider: str = ""  # the provider resource's URN ("" when none is recorded)
-
-    @classmethod
-    def of(cls, type_: str, urn: str, name: str, props: Any, parent: str = "",
-           dependencies: Iterable[str] = (), property_dependencies: dict[str, Iterable[str]] | None = None,
-           provider: str = "") -> "Res":
-        return cls(type_, urn, name, as_dict(plain(props)), parent or "", tuple(dependencies),
-                   {k: tuple(v) for k, v in (property_dependencies or {}).items()}, provider or "")
-
-    def depends_on(self, urn: str, *props: str) -> bool:
-        """True when ``urn`` flows into this resource: through one of ``props``
-        (property dependencies) or, when none is named, through any dependency."""
-        if props:
-            return any(urn in self.property_dependencies.get(p, ()) for p in props)
-        return urn in self.dependencies or any(urn in deps for deps in self.property_dependencies.values())
-
-    @property
-    def k8s_name(self) -> Any:
-        """``metadata.name``; ``UNKNOWN`` when absent (pulumi-kubernetes then auto-names it
-        with a random suffix, so the real name is not known before the update)."""
-        meta = self.props.get("metadata")
-        name = as_dict(meta).get("name")
-        return name if isinstance(name, str) else UNKNOWN
-
-    @property
-    def k8s_namespace(self) -> Any:
-        """``metadata.namespace`` ("default" when absent), or ``UNKNOWN``."""
-        meta = self.props.get("metadata")
-        if is_unknown(meta):
-            return UNKNOWN
-        namespace = as_dict(meta).get("namespace")
-        return UNKNOWN if is_unknown(namespace) else (namespace or "default")
+from nodepools.inventory.values import is_unknown
 
 
 @dataclass(frozen=True)
@@ -151,7 +107,7 @@ class Severity(str, Enum):
 class PolicySpec:
     """A named policy of docs/design.md section 3.
 
-    ``check`` takes ``(Res, Settings)`` for resource policies and
+    ``check`` takes ``(Resource, Settings)`` for resource policies and
     ``(StackView, Settings)`` for stack policies and yields findings.
     ``config`` names the policy's own config keys (on top of the shared ones).
     """

@@ -2,8 +2,8 @@
 
 CrossGuard configures each policy on its own (``--policy-pack-config`` maps a
 policy name to its level and properties). ``spread`` takes one pack-wide
-mapping: ``all`` (a level for every policy), ``exemptNamespaces``, ``gpuDeviceClasses``
-and ``waivers`` (each naming its policy) for everyone, pack-wide settings read by several
+mapping: ``all`` (a level for every policy), ``exemptNamespaces``, ``gpuDeviceClasses``,
+``today`` and ``waivers`` (each naming its policy) for everyone, pack-wide settings read by several
 policies (``nodeAgentNamespaces``, ``nodeLabelSources``: each policy that reads one gets it),
 and per-policy entries as CrossGuard has them; it returns the per-policy config the CLI and
 the offline runner accept.
@@ -43,6 +43,9 @@ def spread(config: Mapping[str, Any]) -> dict[str, Any]:
         # Every policy asks "does this pod request a GPU", so every one needs the DRA GPU classes.
         if "gpuDeviceClasses" in config:
             entry.setdefault("gpuDeviceClasses", list(config["gpuDeviceClasses"]))
+        # Every policy judges its waivers as of one date: the pack's.
+        if "today" in config:
+            entry.setdefault("today", config["today"])
         for key in PACK_WIDE:
             if key in config and key in BY_NAME[name].config:
                 entry.setdefault(key, list(config[key]))

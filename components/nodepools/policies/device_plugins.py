@@ -35,8 +35,10 @@ from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, untolerated
 from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.inventory.pools import PoolView
-from nodepools.policies.base import Res, subject_of
-from nodepools.policies.stack_view import PoolRef, StackView
+from nodepools.policies.base import subject_of
+from nodepools.inventory.resource import Resource
+from nodepools.inventory.stack_model import PoolRef
+from nodepools.policies.stack_view import StackView
 
 CHART = "nvidia-device-plugin"
 OPERATOR_CHART = v.GPU_OPERATOR_CHART
@@ -64,7 +66,7 @@ OPERATOR_TOLERATIONS = [{"key": v.GPU_RESOURCE, "operator": "Exists", "effect": 
 
 @dataclass(frozen=True)
 class DevicePlugin:
-    res: Res
+    res: Resource
     subject: str
     namespace: Any
     spec: Any  # {"tolerations", "nodeSelector", "affinity"} or UNKNOWN (values unknown / not modelled)
@@ -102,12 +104,12 @@ class DevicePlugin:
         return answer, why if answer is not True else ""
 
 
-def chart_name(res: Res) -> Any:
+def chart_name(res: Resource) -> Any:
     """The chart a Helm release installs (its last path segment: an OCI reference names it too), or UNKNOWN."""
     return helm_chart_name(res.props)
 
 
-def _from_release(res: Res) -> DevicePlugin | None:
+def _from_release(res: Resource) -> DevicePlugin | None:
     chart = chart_name(res)
     if is_unknown(chart):
         namespace = res.props.get("namespace") or "default"
@@ -135,7 +137,7 @@ def _from_release(res: Res) -> DevicePlugin | None:
                         "values.tolerations/nodeSelector/affinity")
 
 
-def operator_server(res: Res, namespace: Any, enabled: Any, field: str, daemonsets: Any,
+def operator_server(res: Resource, namespace: Any, enabled: Any, field: str, daemonsets: Any,
               allocation: GpuAllocation = GpuAllocation.DEVICE_PLUGIN) -> DevicePlugin | None:
     """The GPU Operator, unless its device plugin (or DRA driver) is disabled; ``daemonsets`` its
     operands' settings, read like a pod spec (``tolerations`` unset: the chart's default)."""
@@ -148,7 +150,7 @@ def operator_server(res: Res, namespace: Any, enabled: Any, field: str, daemonse
                         certain=not is_unknown(enabled), operator=True, allocation=allocation)
 
 
-def _from_cluster_policy(res: Res) -> DevicePlugin | None:
+def _from_cluster_policy(res: Resource) -> DevicePlugin | None:
     return operator_server(res, None, dig(res.props, "spec", "devicePlugin", "enabled"), "spec.daemonsets.tolerations",
                      dig(res.props, "spec", "daemonsets"))
 
@@ -166,7 +168,7 @@ def _runs_plugin(container: dict) -> Tri:
     return not words or str(words[0]).rsplit("/", 1)[-1] == PLUGIN_COMMAND
 
 
-def _from_daemonset(res: Res) -> DevicePlugin | None:
+def _from_daemonset(res: Resource) -> DevicePlugin | None:
     workload = read_workload(res.type, res.props, res.urn, res.name)
     if workload is None or workload.kind != "DaemonSet" or not workload.templates:
         return None

@@ -25,7 +25,8 @@ from nodepools.inventory.podspec import container_list, tolerations
 from nodepools.inventory.values import UNKNOWN, as_dict, dig, is_unknown, known_list
 from nodepools.inventory.tri import or3
 from nodepools.inventory.workloads import read_workload
-from nodepools.policies.base import Res, subject_of
+from nodepools.policies.base import subject_of
+from nodepools.inventory.resource import Resource
 from nodepools.policies.device_plugins import HELM_TYPES, OPERATOR_CHART, DevicePlugin, chart_name
 from nodepools.policies.device_plugins import operator_server
 from nodepools.policies.stack_view import StackView
@@ -42,7 +43,7 @@ CHART_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecuti
                        (v.LABEL_GPU_PRESENT, v.LABEL_GPU_PRESENT_VALUE))]}}}
 
 
-def _from_release(res: Res) -> DevicePlugin | None:
+def _from_release(res: Resource) -> DevicePlugin | None:
     chart, values = chart_name(res), res.props.get("values")
     namespace = res.props.get("namespace") or "default"
     if chart == OPERATOR_CHART:
@@ -80,7 +81,7 @@ def _runs_gpu_plugin(container: dict) -> Any:
     return any(PLUGIN_COMMAND in str(word) for w in words for word in w)
 
 
-def _from_daemonset(res: Res) -> DevicePlugin | None:
+def _from_daemonset(res: Resource) -> DevicePlugin | None:
     workload = read_workload(res.type, res.props, res.urn, res.name)
     if workload is None or workload.kind != "DaemonSet" or not workload.templates:
         return None
@@ -96,7 +97,7 @@ def _from_daemonset(res: Res) -> DevicePlugin | None:
                         "spec.template.spec.nodeSelector/affinity", allocation=DRA)
 
 
-def _from_gpu_cluster(res: Res) -> DevicePlugin | None:
+def _from_gpu_cluster(res: Resource) -> DevicePlugin | None:
     return operator_server(res, None, True, "spec.daemonsets.tolerations", dig(res.props, "spec", "daemonsets"), DRA)
 
 

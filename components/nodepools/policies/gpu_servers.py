@@ -21,7 +21,8 @@ from nodepools import vocabulary as v
 from nodepools.inventory.values import UNKNOWN, dig
 from nodepools.policies.device_plugins import DevicePlugin, device_plugins
 from nodepools.policies.dra_drivers import dra_drivers
-from nodepools.policies.stack_view import PoolRef, StackView
+from nodepools.inventory.stack_model import PoolRef
+from nodepools.policies.stack_view import StackView
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,7 @@ def built_in(ref: PoolRef) -> BuiltIn | None:
 def same_cluster(stack: StackView, server: DevicePlugin, ref: PoolRef) -> Any:
     """True when ``server`` is in ``ref``'s cluster: a one-cluster stack, or a DaemonSet the placement
     analysis ties to the pool's cluster; UNKNOWN otherwise (a release's cluster is its provider's)."""
-    placement = stack.placement_stack
-    if placement.one_cluster:
+    if stack.membership.one_cluster:
         return True
-    placed = [w for w in placement.workloads if w.urn == server.res.urn]
-    return placement.member(placed[0], ref.view) if placed else UNKNOWN
+    placed = [w.workload for w in stack.all_workloads if w.res.urn == server.res.urn]
+    return stack.member(placed[0], ref.view) if placed else UNKNOWN

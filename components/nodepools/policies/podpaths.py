@@ -9,7 +9,7 @@ from nodepools.inventory.custom_workloads import TYPE_VOLCANO_JOB
 from nodepools.inventory.kserve import serves_model
 from nodepools.inventory.workloads import PodTemplate, Workload
 from nodepools.policies.base import subject_of
-from nodepools.policies.stack_view import WorkloadRef
+from nodepools.inventory.stack_model import WorkloadRef
 
 _SPEC_PATH = {
     "Pod": "spec",

@@ -20,12 +20,14 @@ from nodepools.inventory.tri import Tri, and3, not3, or3
 from nodepools.inventory.values import UNKNOWN, dig, is_unknown
 from nodepools.inventory.workloads import Workload
 from nodepools.placement.warm import cold_pools, first_replica_wait, pool_warmth, reach
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
+from nodepools.inventory.resource import Resource
 from nodepools.policies.device_plugins import HELM_TYPES, chart_name
 from nodepools.policies.podpaths import spec_path
 from nodepools.policies.rules_workloads import model_load_seconds
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import PoolRef, StackView
+from nodepools.inventory.stack_model import PoolRef
+from nodepools.policies.stack_view import StackView
 
 KARPENTER_CHART = "karpenter"
 KARPENTER_GATE_PATH = "values.settings.featureGates.nodeRepair"
@@ -35,7 +37,7 @@ def _class_is_inference(value: Any) -> Tri:
     return value if is_unknown(value) else value is v.PoolClass.GPU_INFERENCE
 
 
-def autoscaled_inference(stack: StackView) -> list[tuple[Res, Workload, Any, Tri, str]]:
+def autoscaled_inference(stack: StackView) -> list[tuple[Resource, Workload, Any, Tri, str]]:
     """(resource, workload, namespace, autoscaled and gpu-inference, what scales it) of every workload
     that may be an autoscaled gpu-inference workload, InferenceServices included."""
     scalers = [s for s in (read_scaler(r) for r in stack.resources) if s is not None]
@@ -57,10 +59,9 @@ def check_inference_scale_headroom(stack: StackView, settings: Settings) -> Iter
     candidates = autoscaled_inference(stack)
     if not candidates:
         return
-    placement = stack.placement_stack
-    warmth = pool_warmth(placement, warm_sources(stack.resources), stack.label_sources)
+    warmth = pool_warmth(stack, warm_sources(stack.resources))
     for res, workload, namespace, member, by in candidates:
-        cold, pools = cold_pools(reach(placement, workload, stack.label_sources), warmth)
+        cold, pools = cold_pools(reach(stack, workload), warmth)
         verdict = and3((member, cold))
         if verdict is False:
             continue
@@ -89,7 +90,7 @@ def _field(workload: Workload) -> str:
 
 # --- gpu-node-repair ---------------------------------------------------------------------
 
-def karpenter_repair_gates(stack: StackView) -> list[tuple[Res, Tri]]:
+def karpenter_repair_gates(stack: StackView) -> list[tuple[Resource, Tri]]:
     """Each Karpenter Helm release of the stack and whether its NodeRepair gate is on (chart default off)."""
     out = []
     for res in stack.of_type(*HELM_TYPES):
@@ -100,7 +101,7 @@ def karpenter_repair_gates(stack: StackView) -> list[tuple[Res, Tri]]:
     return out
 
 
-def _repair_state(ref: PoolRef, gates: list[tuple[Res, Tri]]) -> tuple[Tri, str, str] | None:
+def _repair_state(ref: PoolRef, gates: list[tuple[Resource, Tri]]) -> tuple[Tri, str, str] | None:
     """(auto-repair on, the field that says so, what to set), or None when the pool is not judged."""
     props = ref.res.props
     if ref.res.type == v.TYPE_EKS_NODE_GROUP:

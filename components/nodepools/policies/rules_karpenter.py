@@ -14,7 +14,8 @@ from typing import Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.pools import read_pool
 from nodepools.inventory.values import as_dict, dig, is_unknown
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
+from nodepools.inventory.resource import Resource
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, meta_path, subject
 from nodepools.policies.rules_placement import definite, maybe, pool_names, verdicts_by_workload
 from nodepools.policies.settings import Settings
@@ -27,7 +28,7 @@ DEFAULT_POLICY = UNDERUTILIZED
 
 
 @one_per_resource
-def check_pool_spend_cap(res: Res, settings: Settings) -> Iterator[Finding]:
+def check_pool_spend_cap(res: Resource, settings: Settings) -> Iterator[Finding]:
     if res.type != v.TYPE_KARPENTER_NODE_POOL:
         return
     pool = read_pool(res.type, res.props, res.urn, res.name)
@@ -54,7 +55,7 @@ def check_pool_spend_cap(res: Res, settings: Settings) -> Iterator[Finding]:
                           why="whether the NodePool can launch GPU nodes is unknown")
 
 
-def _consolidates_running_nodes(res: Res) -> object:
+def _consolidates_running_nodes(res: Resource) -> object:
     policy = dig(res.props, "spec", "disruption", "consolidationPolicy", default=DEFAULT_POLICY)
     return policy if is_unknown(policy) else policy == UNDERUTILIZED
 

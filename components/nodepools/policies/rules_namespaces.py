@@ -6,10 +6,12 @@ from typing import Any, Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.quantities import try_quantity
 from nodepools.inventory.values import UNKNOWN, as_dict, as_list, dig, is_unknown, json_type
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
+from nodepools.inventory.resource import Resource
 from nodepools.policies.podpaths import subject, templates
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import NamespaceRef, StackView
+from nodepools.inventory.stack_model import NamespaceRef
+from nodepools.policies.stack_view import StackView
 
 _LIMIT_RANGE_CLASSES = (v.PoolClass.BATCH.value, v.PoolClass.GPU_TRAINING.value)
 _BATCH_SHARE_OF = (v.PoolClass.RESIDENT, v.PoolClass.BATCH)
@@ -75,7 +77,7 @@ def _capacity(stack: StackView) -> tuple[Any, str]:
     return (total if pools else None), ""
 
 
-def _batch_share(stack: StackView, key: str, quotas: list[Res], settings: Settings) -> Iterator[Finding]:
+def _batch_share(stack: StackView, key: str, quotas: list[Resource], settings: Settings) -> Iterator[Finding]:
     capacity, why = _capacity(stack)
     if capacity is None:
         return
@@ -84,7 +86,7 @@ def _batch_share(stack: StackView, key: str, quotas: list[Res], settings: Settin
             yield unknown(quota.urn, subject_of(quota.type, quota.name, key), "spec.hard", key, why)
         return
     for resource, cap in capacity.items():
-        ceilings: list[tuple[float, Res, str]] = []
+        ceilings: list[tuple[float, Resource, str]] = []
         for quota in quotas:
             hard = dig(quota.props, "spec", "hard")
             for name in (f"requests.{resource}", resource):
@@ -112,7 +114,7 @@ def _scopes(spec: dict) -> set[str]:
 
 
 @one_per_resource
-def check_gpu_quota(res: Res, settings: Settings) -> Iterator[Finding]:
+def check_gpu_quota(res: Resource, settings: Settings) -> Iterator[Finding]:
     """A ResourceQuota caps requests.nvidia.com/gpu (limits.nvidia.com/gpu is never enforced)."""
     if res.type != v.TYPE_RESOURCE_QUOTA:
         return
@@ -164,7 +166,7 @@ def _known_classes(stack: StackView) -> set[Any]:
     return {pc.k8s_name for pc in stack.priority_classes}
 
 
-def _priority_ok(stack: StackView, res: Res, name: Any) -> Any:
+def _priority_ok(stack: StackView, res: Resource, name: Any) -> Any:
     """True/False, or UNKNOWN when the name cannot be checked."""
     known = _known_classes(stack)
     if isinstance(name, str) and (name.startswith(v.SYSTEM_PRIORITY_CLASS_PREFIX) or name in known):

@@ -7,6 +7,7 @@ falls within the configured window (``nodepools.policies.cron``).
 """
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Iterator
 from zoneinfo import ZoneInfoNotFoundError
 
@@ -19,18 +20,19 @@ from nodepools.policies.podpaths import spec_path, subject
 from nodepools.policies.rules_placement import definite, pool_names, verdicts_by_workload
 from nodepools.policies.rules_pools import is_resident_pool
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import StackView, WorkloadRef
-from nodepools.policies.waivers import today_utc
+from nodepools.inventory.stack_model import WorkloadRef
+from nodepools.policies.stack_view import StackView
 
 
-def _off_peak(ref: WorkloadRef, settings: Settings) -> tuple[Any, str]:
-    """(inside the window: True/False/UNKNOWN, why not) for a CronJob."""
+def _off_peak(ref: WorkloadRef, settings: Settings, today: date) -> tuple[Any, str]:
+    """(inside the window: True/False/UNKNOWN, why not) for a CronJob, its firings read from ``today``
+    (the time-zone offsets, daylight saving included, are those of the days from ``today`` on)."""
     window = settings.off_peak_window
     schedule, zone = dig(ref.workload.raw_spec, "schedule"), dig(ref.workload.raw_spec, "timeZone")
     if is_unknown(schedule) or is_unknown(zone):
         return UNKNOWN, "spec.schedule or spec.timeZone is unknown"
     try:
-        fired = cron.first_outside(str(schedule), zone, window.start, window.end, window.time_zone, today_utc())
+        fired = cron.first_outside(str(schedule), zone, window.start, window.end, window.time_zone, today)
     except cron.CronError as error:
         return False, f"spec.schedule '{schedule}' does not parse ({error})"
     except (ZoneInfoNotFoundError, ValueError):
@@ -53,7 +55,7 @@ def check_shared_pool_off_peak(stack: StackView, settings: Settings) -> Iterator
         reached = [x for x, resident in shared if resident is True and definite(x)]
         if not reached and not any(x.fit is not Fit.NO for x, resident in shared if resident is not False):
             continue
-        inside, why = _off_peak(ref, settings) if ref.workload.kind == "CronJob" else (False, "")
+        inside, why = _off_peak(ref, settings, stack.today) if ref.workload.kind == "CronJob" else (False, "")
         if inside is True:
             continue
         is_cron = ref.workload.kind == "CronJob"

@@ -24,7 +24,8 @@ from nodepools.inventory.tri import Tri, and3, or3
 from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, spec_path, subject, template_list
 from nodepools.policies.settings import Settings, parse_duration_seconds
-from nodepools.policies.stack_view import StackView, WorkloadRef
+from nodepools.inventory.stack_model import WorkloadRef
+from nodepools.policies.stack_view import StackView
 
 # A workload declaring spot capacity by node label (docs/design.md section 2 and the clouds' own labels).
 _SPOT_SELECTORS = {v.LABEL_CAPACITY: "spot", v.LABEL_EKS_CAPACITY_TYPE: "SPOT", v.LABEL_GKE_SPOT: "true",

@@ -12,7 +12,8 @@ from nodepools.policies.base import Finding, one_per_resource, subject_of, unkno
 from nodepools.policies.device_plugins import GKE_NO_DRIVER, DevicePlugin, needs_plugin
 from nodepools.policies.gpu_servers import gpu_servers
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import PoolRef, StackView
+from nodepools.inventory.stack_model import PoolRef
+from nodepools.policies.stack_view import StackView
 
 
 
@@ -101,7 +102,7 @@ def check_gpu_device_plugin(stack: StackView, settings: Settings) -> Iterator[Fi
     """EKS GPU pools are reached by a NVIDIA device plugin (or DRA driver: ``gpu_servers``) that
     stays off non-GPU pools; GKE GPU pools install GKE's driver."""
     plugins = gpu_servers(stack)
-    one_cluster = stack.placement_stack.one_cluster
+    one_cluster = stack.membership.one_cluster
     for ref in stack.pools:
         if ref.res.type == v.TYPE_GKE_NODE_POOL:
             yield from _gke_driver(ref)
@@ -156,8 +157,8 @@ def _same_cluster(stack: StackView, plugin: DevicePlugin, ref: PoolRef, one_clus
     provider ties it to the pool's cluster (as the placement analysis decides)."""
     if one_cluster:
         return True
-    placed = [w for w in stack.placement_stack.workloads if w.urn == plugin.res.urn]
-    return bool(placed) and stack.placement_stack.member(placed[0], ref.view) is True
+    placed = [w.workload for w in stack.all_workloads if w.res.urn == plugin.res.urn]
+    return bool(placed) and stack.member(placed[0], ref.view) is True
 
 
 def _gke_driver(ref: PoolRef) -> Iterator[Finding]:

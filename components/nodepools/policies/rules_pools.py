@@ -13,9 +13,11 @@ from nodepools import vocabulary as v
 from nodepools.inventory.pools import PoolView, read_pool
 from nodepools.inventory.tri import Tri
 from nodepools.inventory.values import UNKNOWN, as_dict, is_unknown
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
+from nodepools.inventory.resource import Resource
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import PoolRef, StackView
+from nodepools.inventory.stack_model import PoolRef
+from nodepools.policies.stack_view import StackView
 
 _TAINTS_FIELD = {v.TYPE_EKS_NODE_GROUP: "taints", v.TYPE_GKE_NODE_POOL: "nodeConfig.taints",
                  v.TYPE_KARPENTER_NODE_POOL: "spec.template.spec.taints"}
@@ -37,7 +39,7 @@ def _taint_fix(pool: PoolView, key: str, value: str) -> str:
     return f"add {{key: {key}, value: {value}, effect: NO_SCHEDULE}} to {_TAINTS_FIELD[pool.type]}"
 
 
-def _min_field(res: Res) -> str:
+def _min_field(res: Resource) -> str:
     if res.type == v.TYPE_EKS_NODE_GROUP:
         return "scalingConfig.minSize"
     autoscaling = as_dict(res.props.get("autoscaling"))
@@ -92,7 +94,7 @@ def check_pool_taints(stack: StackView, settings: Settings) -> Iterator[Finding]
 
 
 @one_per_resource
-def check_gpu_pool_taint(res: Res, settings: Settings) -> Iterator[Finding]:
+def check_gpu_pool_taint(res: Resource, settings: Settings) -> Iterator[Finding]:
     """A GPU pool carries nvidia.com/gpu with effect NoSchedule (the effect the
     ExtendedResourceToleration admission tolerates: NoExecute would evict GPU pods)."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
@@ -128,7 +130,7 @@ def is_resident_pool(pool: PoolView) -> Tri:
 
 
 @one_per_resource
-def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]:
+def check_inference_on_demand(res: Resource, settings: Settings) -> Iterator[Finding]:
     """resident and gpu-inference pools run on on-demand capacity; the default pool (untainted,
     no class) is a resident pool (section 8): services without tolerations land there."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
@@ -160,7 +162,7 @@ def check_inference_on_demand(res: Res, settings: Settings) -> Iterator[Finding]
 
 
 @one_per_resource
-def check_scale_to_zero(res: Res, settings: Settings) -> Iterator[Finding]:
+def check_scale_to_zero(res: Resource, settings: Settings) -> Iterator[Finding]:
     """batch/gpu-training pools have min 0; resident/gpu-inference pools keep min >= 1."""
     pool = read_pool(res.type, res.props, res.urn, res.name)
     if pool is None or pool.pool_class is None:

@@ -23,10 +23,12 @@ from nodepools.placement.affinity import affinity_matches, selector_matches
 from nodepools.placement.nodelabels import node_labels
 from nodepools.placement.taints import taint_text, tolerates
 from nodepools.inventory.tri import Tri, and3, not3, or3
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
+from nodepools.inventory.resource import Resource
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, approved_node_agent, spec_path, subject, templates
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import StackView, WorkloadRef
+from nodepools.inventory.stack_model import WorkloadRef
+from nodepools.policies.stack_view import StackView
 
 GPU_CLASSES = tuple(c for c in v.PoolClass if c.has_gpu)
 # Node labels that only GPU nodes carry (docs/design.md section 2, docs/kubernetes-facts.md 1.4 and 2).
@@ -34,7 +36,7 @@ GPU_NODE_LABELS = (v.LABEL_GPU_PRESENT, v.LABEL_ACCELERATOR, v.LABEL_AWS_ACCELER
 
 
 @one_per_resource
-def check_no_blanket_tolerations(res: Res, settings: Settings) -> Iterator[Finding]:
+def check_no_blanket_tolerations(res: Resource, settings: Settings) -> Iterator[Finding]:
     """No toleration with an empty key and Exists, nor Exists on nodepools.io/pool-class."""
     # A training runtime holds the pod templates of every TrainJob on it: judged where they are written.
     workload = read_workload(res.type, res.props, res.urn, res.name) or read_runtime(res.type, res.props, res.urn,

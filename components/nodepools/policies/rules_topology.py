@@ -24,7 +24,8 @@ from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import meta_path, subject
 from nodepools.policies.rules_workloads import gang_member
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import StackView, WorkloadRef
+from nodepools.inventory.stack_model import WorkloadRef
+from nodepools.policies.stack_view import StackView
 
 REQUESTS = (v.ANNOTATION_KUEUE_REQUIRED_TOPOLOGY, v.ANNOTATION_KUEUE_PREFERRED_TOPOLOGY)
 

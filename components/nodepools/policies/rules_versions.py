@@ -1,6 +1,6 @@
 """``cluster-version``, the whole rule: each EKS/GKE cluster runs at least the configured
-``minClusterVersion``, is in its cloud's standard support on the UTC day the pack runs
-(docs/design.md section 8, "Facts that age"), and is new enough for every feature the stack
+``minClusterVersion``, is in its cloud's standard support on the stack model's ``today`` (the
+pack config's ``today``, default the run's UTC date; docs/design.md section 8, "Facts that age"), and is new enough for every feature the stack
 uses that needs a newer minor (section 7; both tables are ``nodepools.spec.kube_versions``)."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any, Iterator
 from nodepools import vocabulary as v
 from nodepools.inventory.gangs import is_native_scheduling_type
 from nodepools.inventory.values import as_dict, as_list, dig, is_unknown
-from nodepools.policies.base import Finding, Res, one_per_resource, subject_of, unknown
+from nodepools.policies.base import Finding, one_per_resource, subject_of, unknown
+from nodepools.inventory.resource import Resource
 from nodepools.policies.settings import Settings
 from nodepools.policies.stack_view import StackView
-from nodepools.policies.waivers import today_utc
 from nodepools.spec.kube_versions import (DRA_EXTENDED_RESOURCE, DRA_V1, NATIVE_GANG, NATIVE_SIDECARS,
                                           PAST_STANDARD_SUPPORT, Feature, in_standard_support, minor,
                                           oldest_in_standard_support, standard_support_end)
@@ -26,9 +26,9 @@ SERVICE = {v.Cloud.AWS: "EKS", v.Cloud.GCP: "GKE"}
 _MINOR = re.compile(r"^(\d+)\.(\d+)")
 
 
-def check_minimum(res: Res, settings: Settings, today: date | None = None) -> Iterator[Finding]:
+def check_minimum(res: Resource, settings: Settings, today: date) -> Iterator[Finding]:
     """An EKS/GKE cluster runs at least the configured minimum minor version, one in its
-    cloud's standard support on ``today`` (UTC today when not given)."""
+    cloud's standard support on ``today``."""
     field = VERSION_FIELD.get(res.type)
     if field is None:
         return
@@ -46,7 +46,6 @@ def check_minimum(res: Res, settings: Settings, today: date | None = None) -> It
         problems.append(f"is older than the minimum {settings.min_cluster_version}")
         target = settings.min_cluster_version
     cloud = CLOUD_OF[res.type]
-    today = today or today_utc()
     end, exact = standard_support_end(cloud, version)
     if end is not None and not in_standard_support(cloud, version, today):
         problems.append(f"left {SERVICE[cloud]} standard support {'on' if exact else 'before'} {end.isoformat()}: "
@@ -59,7 +58,7 @@ def check_minimum(res: Res, settings: Settings, today: date | None = None) -> It
                       f"{fix} (upgrade one minor version at a time)")
 
 
-def _dra_uses(res: Res) -> Iterator[tuple[Feature, str]]:
+def _dra_uses(res: Resource) -> Iterator[tuple[Feature, str]]:
     if res.type in v.DRA_TYPES:
         yield DRA_V1, "apiVersion"
         if res.type == v.TYPE_DRA_DEVICE_CLASS and dig(res.props, "spec", "extendedResourceName") is not None:
@@ -77,7 +76,7 @@ def _pod_uses(spec: Any, where: str) -> Iterator[tuple[Feature, str]]:
             break
 
 
-def _clusters(stack: StackView) -> dict[str, tuple[Res, str]]:
+def _clusters(stack: StackView) -> dict[str, tuple[Resource, str]]:
     """Cluster key (as placement keys it) -> (resource, version) for clusters with a known minor."""
     out = {}
     for res in stack.clusters:
@@ -92,10 +91,10 @@ def _clusters(stack: StackView) -> dict[str, tuple[Res, str]]:
 def check_cluster_version(stack: StackView, settings: Settings) -> Iterator[Finding]:
     """Clusters at least at minClusterVersion, and new enough for each feature in use."""
     for res in stack.clusters:
-        yield from check_minimum(res, settings)
+        yield from check_minimum(res, settings, stack.today)
     clusters = _clusters(stack)
-    owner = stack.placement_stack.workload_cluster
-    uses: list[tuple[Res, Any, Feature, str]] = []
+    owner = stack.membership.workload_cluster
+    uses: list[tuple[Resource, Any, Feature, str]] = []
     for ref in stack.workloads:
         for t in ref.workload.templates:
             uses += [(ref.res, ref.namespace, f, path) for f, path in _pod_uses(t.spec, "pod spec")]

@@ -21,7 +21,8 @@ from nodepools.inventory.workloads import Workload
 from nodepools.policies.base import Finding, one_per_resource, unknown
 from nodepools.policies.podpaths import NODE_AGENT_KINDS, container_path, meta_path, subject, templates
 from nodepools.policies.settings import Settings
-from nodepools.policies.stack_view import StackView, WorkloadRef
+from nodepools.inventory.stack_model import WorkloadRef
+from nodepools.policies.stack_view import StackView
 
 _CLASSES = ", ".join(c.value for c in v.PoolClass)
 # Kinds whose pods are one job's gang whatever their class (parallelism, replicated jobs, roles,

@@ -4,7 +4,7 @@ and the typed settings a rule reads.
 
 CrossGuard config is per policy (``{"spot-checkpointing": {"spotCheckpointMax":
 "15m"}}``), so every policy's schema carries the shared keys (``SHARED_KEYS``:
-``exemptNamespaces``, ``waivers``, ``gpuDeviceClasses``) plus its own.
+``exemptNamespaces``, ``waivers``, ``gpuDeviceClasses``, ``today``) plus its own.
 ``nodepools.policies.config.spread`` spreads a pack-wide config onto the policies for
 users who prefer one place.
 
@@ -107,6 +107,12 @@ class Settings(_Strict):
     gpu_node_start_seconds: float = Field(
         300.0, alias="gpuNodeStartSeconds", ge=0,
         description="seconds from a GPU node's purchase to a schedulable GPU (boot, driver, device plugin)")
+    # The date is an input (docs/design.md section 10): None here means "the run's UTC date", which
+    # the pack's servicer and the CLI fill in (``dated``); no rule reads a clock.
+    today: date | None = Field(
+        None, description="the date the rules judge by, YYYY-MM-DD: waiver expiry, the clouds' standard support, "
+                          "cron schedules (default: the UTC date of the run)",
+        json_schema_extra={"format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"})
 
     @field_validator("min_cluster_version")
     @classmethod
@@ -128,8 +134,14 @@ class Settings(_Strict):
 
 
 # Keys every policy's schema carries: each policy filters exempt namespaces and applies its
-# waivers, and every one may ask "does this pod request a GPU" (DRA GPU classes).
-SHARED_KEYS = ("exemptNamespaces", "waivers", "gpuDeviceClasses")
+# waivers (as of ``today``), and every one may ask "does this pod request a GPU" (DRA GPU classes).
+SHARED_KEYS = ("exemptNamespaces", "waivers", "gpuDeviceClasses", "today")
+
+
+def dated(settings: Settings, today: date) -> Settings:
+    """``settings`` as the rules get them: the configured ``today``, else ``today`` (the run's UTC
+    date, read only at the pack servicer's and the CLI's edge)."""
+    return settings if settings.today is not None else settings.model_copy(update={"today": today})
 
 
 def _inline(schema: Any, defs: Mapping[str, Any]) -> Any:
@@ -143,12 +155,24 @@ def _inline(schema: Any, defs: Mapping[str, Any]) -> Any:
     return {k: _inline(x, defs) for k, x in schema.items() if k != "title" or not isinstance(x, str)}
 
 
+def _schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A field that may be None (filled at the edge when not given) is a plain value in the schema."""
+    alternatives = schema.pop("anyOf", None)
+    if alternatives is not None:
+        schema = {**next(a for a in alternatives if a.get("type") != "null"), **schema}
+    return schema
+
+
 def _properties() -> dict[str, dict[str, Any]]:
     generated = Settings.model_json_schema(by_alias=True)
     defaults = Settings().model_dump(mode="json", by_alias=True)
     out = {}
     for key, schema in generated["properties"].items():
-        out[key] = {**_inline(schema, generated.get("$defs", {})), "default": defaults[key]}
+        # A default of None is no default in the schema: the edge fills it (``today``: the run's date).
+        default = {} if defaults[key] is None else {"default": defaults[key]}
+        schema = _schema(_inline(schema, generated.get("$defs", {})))
+        schema.pop("default", None)
+        out[key] = {**schema, **default}
     return out
 
 

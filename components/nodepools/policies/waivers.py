@@ -2,25 +2,21 @@
 
 A waiver names a policy, a resource (its URN, or a glob over its Pulumi name),
 an owner, a reason and an expiry date. It waives matching findings through the
-end of its expiry day (UTC); after that the finding is reported again, with a
-note naming the expired waiver so its owner can renew it or fix the resource.
+end of its expiry day (UTC) as of the settings' ``today`` (an input: the pack config's
+``today``, else the run's UTC date filled at the edge); after that the finding is reported
+again, with a note naming the expired waiver so its owner can renew it or fix the resource.
 System namespaces and ``exemptNamespaces`` are out of scope for every policy.
 """
 from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timezone
 from typing import Iterable
 
 from nodepools.inventory.values import is_unknown
 from nodepools.policies.base import Finding
 from nodepools.policies.settings import Settings, Waiver
 from nodepools.vocabulary import SYSTEM_NAMESPACES
-
-
-def today_utc() -> date:
-    return datetime.now(timezone.utc).date()
 
 
 def waiver_matches(waiver: Waiver, urn: str) -> bool:
@@ -48,8 +44,11 @@ def _exempt(finding: Finding, exempt: frozenset[str]) -> bool | None:
     return finding.namespace in exempt
 
 
-def apply(findings: Iterable[Finding], settings: Settings, today: date | None = None) -> Verdict:
-    today = today or today_utc()
+def apply(findings: Iterable[Finding], settings: Settings) -> Verdict:
+    """What a policy reports of ``findings`` under ``settings`` (``dated``: its ``today`` filled)."""
+    today = settings.today
+    if today is None:
+        raise ValueError("the settings carry no date: fill today at the edge (policies.settings.dated)")
     exempt = frozenset(SYSTEM_NAMESPACES) | frozenset(settings.exempt_namespaces)
     violations, cannot, waived = [], [], []
     for finding in findings:

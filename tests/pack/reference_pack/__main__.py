@@ -11,12 +11,19 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, PolicyPack, Res
                            StackValidationPolicy)
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
+from datetime import datetime, timezone
+
+from nodepools.inventory.resource import Resource
 from nodepools.pack.catalogue import DESCRIPTION, PACK_NAME
-from nodepools.policies.base import Res
 from nodepools.policies.registry import POLICIES
-from nodepools.policies.settings import parse_settings, schema_properties
+from nodepools.policies.settings import dated, parse_settings, schema_properties
 from nodepools.policies.stack_view import StackView
 from nodepools.policies.waivers import apply
+
+
+def settings_of(spec, args):
+    """The policy's config, on its ``today`` else the run's UTC date (as the pack's servicer does)."""
+    return dated(parse_settings(spec.name, spec.config, args.get_config()), datetime.now(timezone.utc).date())
 
 
 class CannotJudge(UnknownValueError):
@@ -38,22 +45,24 @@ def report(findings, settings, report_violation):
 
 def resource_policy(spec):
     def validate(args, report_violation):
-        settings = parse_settings(spec.name, spec.config, args.get_config())
+        settings = settings_of(spec, args)
         provider = args.provider.urn if args.provider is not None else ""
-        res = Res.of(args.resource_type, args.urn, args.name, args.props, args.opts.parent or "", provider=provider)
+        res = Resource.of(args.resource_type, args.name, args.props, urn=args.urn, parent=args.opts.parent or "",
+                          provider=provider)
         report(spec.check(res, settings), settings, report_violation)
     return validate
 
 
 def stack_policy(spec):
     def validate(args, report_violation):
-        settings = parse_settings(spec.name, spec.config, args.get_config())
-        resources = [Res.of(r.resource_type, r.urn, r.name, r.props, r.parent.urn if r.parent else "",
-                            [d.urn for d in r.dependencies],
-                            {k: [d.urn for d in deps] for k, deps in r.property_dependencies.items()},
-                            r.provider.urn if r.provider is not None else "")
+        settings = settings_of(spec, args)
+        resources = [Resource.of(r.resource_type, r.name, r.props, urn=r.urn, parent=r.parent.urn if r.parent else "",
+                                 dependencies=[d.urn for d in r.dependencies],
+                                 property_dependencies={k: [d.urn for d in deps]
+                                                        for k, deps in r.property_dependencies.items()},
+                                 provider=r.provider.urn if r.provider is not None else "")
                      for r in args.resources]
-        view = StackView(resources, label_sources=settings.node_label_sources,
+        view = StackView(resources, today=settings.today, label_sources=settings.node_label_sources,
                          gpu_device_classes=settings.gpu_device_classes)
         report(spec.check(view, settings), settings, report_violation)
     return validate
